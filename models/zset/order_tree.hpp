@@ -1,0 +1,479 @@
+#pragma once
+// An order-statistics B+tree of (score, member id) entries, ordered as Redis orders a
+// sorted set: by score, then by the member's bytes. Member bytes live in a Store (see
+// zset.hpp); the tree keeps only a 32-bit id per entry (12 bytes a member in a leaf) and
+// asks the store to compare two ids only when their scores tie.
+//
+// Invariants: every inner node keeps, for each child, the child's entry count and the
+// exact smallest key of the child's subtree (so separators never name a removed member,
+// and ids can be reused by the store). All operations are O(log n).
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "sim/core/chunked_vector.hpp"
+
+namespace waitroom::models {
+
+struct zentry {
+  double score;
+  std::uint32_t id;
+};
+
+template <class Store>
+class order_tree {
+ public:
+  static constexpr std::uint32_t leaf_capacity = 128;
+  static constexpr std::uint32_t inner_capacity = 64;
+
+  explicit order_tree(const Store* store) : store_(store) { root_ = new_leaf(); }
+
+  std::size_t size() const { return size_; }
+  std::size_t memory_bytes() const {
+    return leaves_.memory_bytes() + inners_.memory_bytes() +
+           (free_leaves_.capacity() + free_inners_.capacity()) * sizeof(std::uint32_t);
+  }
+  std::size_t leaf_count() const { return leaves_.size() - free_leaves_.size(); }
+
+  bool less(double sa, std::uint32_t ia, double sb, std::uint32_t ib) const {
+    if (sa != sb) return sa < sb;
+    return ia != ib && store_->less_member(ia, ib);
+  }
+
+  void insert(double score, std::uint32_t id) {
+    std::array<step, max_height> path;
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      inner& in = inners_[node];
+      std::uint32_t i = route(in, score, id);
+      path[d] = {node, i};
+      ++in.count[i];
+      node = in.child[i];
+    }
+    ++size_;
+    leaf& lf = leaves_[node];
+    std::uint32_t pos = lower_bound(lf, score, id);
+    if (lf.n < leaf_capacity) {
+      leaf_insert(lf, pos, score, id);
+      if (pos == 0) fix_min_upward(path, height_, score, id);
+      return;
+    }
+    // Split. An append keeps the left leaf full (sequential inserts pack leaves densely);
+    // otherwise cut at the insertion point or the middle, whichever is later, so that runs
+    // of ascending inserts in the middle (VIPs cutting in) also fill leaves.
+    std::uint32_t sp = pos == leaf_capacity ? leaf_capacity : std::max(pos, leaf_capacity / 2);
+    std::uint32_t right = new_leaf();
+    leaf& l = leaves_[node];
+    leaf& r = leaves_[right];
+    r.n = leaf_capacity - sp;
+    std::memcpy(r.score, l.score + sp, r.n * sizeof(double));
+    std::memcpy(r.id, l.id + sp, r.n * sizeof(std::uint32_t));
+    l.n = sp;
+    if (pos < sp || (pos == sp && sp < leaf_capacity)) {
+      leaf_insert(l, pos, score, id);
+      if (pos == 0) fix_min_upward(path, height_, score, id);
+    } else {
+      leaf_insert(r, pos - sp, score, id);
+    }
+    insert_child_upward(path, height_, l.n, right, r.n, r.score[0], r.id[0]);
+  }
+
+  bool erase(double score, std::uint32_t id) {
+    std::array<step, max_height> path;
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      const inner& in = inners_[node];
+      std::uint32_t i = route(in, score, id);
+      path[d] = {node, i};
+      node = in.child[i];
+    }
+    leaf& lf = leaves_[node];
+    std::uint32_t pos = lower_bound(lf, score, id);
+    if (pos >= lf.n || lf.score[pos] != score || lf.id[pos] != id) return false;
+    for (int d = 0; d < height_; ++d) --inners_[path[d].node].count[path[d].index];
+    --size_;
+    leaf_erase(lf, pos, 1);
+    if (height_ == 0) return true;
+    if (lf.n == 0) {
+      free_leaves_.push_back(node);
+      remove_child_upward(path, height_ - 1);
+    } else {
+      if (pos == 0) fix_min_upward(path, height_, lf.score[0], lf.id[0]);
+      maybe_merge_leaf(path[height_ - 1]);
+    }
+    collapse_root();
+    return true;
+  }
+
+  // Removes the n smallest entries (n <= size()), calling f(zentry) for each in order.
+  template <class F>
+  void pop_front(std::size_t n, F&& f) {
+    while (n > 0) {
+      std::array<step, max_height> path;
+      std::uint32_t node = root_;
+      for (int d = 0; d < height_; ++d) {
+        path[d] = {node, 0};
+        node = inners_[node].child[0];
+      }
+      leaf& lf = leaves_[node];
+      auto m = static_cast<std::uint32_t>(std::min<std::size_t>(n, lf.n));
+      for (std::uint32_t k = 0; k < m; ++k) f(zentry{lf.score[k], lf.id[k]});
+      leaf_erase(lf, 0, m);
+      for (int d = 0; d < height_; ++d) inners_[path[d].node].count[0] -= m;
+      size_ -= m;
+      n -= m;
+      if (height_ == 0) break;
+      if (lf.n == 0) {
+        free_leaves_.push_back(node);
+        remove_child_upward(path, height_ - 1);
+      } else {
+        fix_min_upward(path, height_, lf.score[0], lf.id[0]);
+      }
+      collapse_root();
+    }
+  }
+
+  // Number of entries that come before (score, id) in the order.
+  std::size_t rank(double score, std::uint32_t id) const {
+    return count_prefix([&](double s, std::uint32_t i) { return less(s, i, score, id); });
+  }
+  // Number of entries with score < s (or <= s when inclusive).
+  std::size_t count_below(double s, bool inclusive) const {
+    if (inclusive) return count_prefix([&](double x, std::uint32_t) { return x <= s; });
+    return count_prefix([&](double x, std::uint32_t) { return x < s; });
+  }
+
+  zentry at(std::size_t r) const {
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      const inner& in = inners_[node];
+      std::uint32_t i = 0;
+      while (r >= in.count[i]) r -= in.count[i++];
+      node = in.child[i];
+    }
+    const leaf& lf = leaves_[node];
+    return {lf.score[r], lf.id[r]};
+  }
+
+  // Calls f(zentry) for ranks [from, to) in order.
+  template <class F>
+  void for_range(std::size_t from, std::size_t to, F&& f) const {
+    while (from < to) {
+      std::size_t r = from;
+      std::uint32_t node = root_;
+      for (int d = 0; d < height_; ++d) {
+        const inner& in = inners_[node];
+        std::uint32_t i = 0;
+        while (r >= in.count[i]) r -= in.count[i++];
+        node = in.child[i];
+      }
+      const leaf& lf = leaves_[node];
+      for (auto k = static_cast<std::uint32_t>(r); k < lf.n && from < to; ++k, ++from)
+        f(zentry{lf.score[k], lf.id[k]});
+    }
+  }
+
+  // Checks every invariant; for tests. Returns false at the first violation.
+  bool check() const {
+    std::size_t n = 0;
+    zentry last{};
+    bool has_last = false;
+    bool ok = check_node(root_, height_, n, last, has_last);
+    return ok && n == size_;
+  }
+
+ private:
+  static constexpr int max_height = 16;
+
+  struct leaf {
+    std::uint32_t n;
+    double score[leaf_capacity];
+    std::uint32_t id[leaf_capacity];
+  };
+  struct inner {
+    std::uint32_t n;
+    std::uint32_t child[inner_capacity];
+    std::uint32_t count[inner_capacity];
+    std::uint32_t min_id[inner_capacity];
+    double min_score[inner_capacity];
+  };
+  struct step {
+    std::uint32_t node;
+    std::uint32_t index;
+  };
+
+  std::uint32_t new_leaf() {
+    std::uint32_t i;
+    if (!free_leaves_.empty()) {
+      i = free_leaves_.back();
+      free_leaves_.pop_back();
+    } else {
+      i = static_cast<std::uint32_t>(leaves_.push_back(leaf{}));
+    }
+    leaves_[i].n = 0;
+    return i;
+  }
+  std::uint32_t new_inner() {
+    std::uint32_t i;
+    if (!free_inners_.empty()) {
+      i = free_inners_.back();
+      free_inners_.pop_back();
+    } else {
+      i = static_cast<std::uint32_t>(inners_.push_back(inner{}));
+    }
+    inners_[i].n = 0;
+    return i;
+  }
+
+  // The child whose subtree holds the key: the last child whose minimum is <= key.
+  std::uint32_t route(const inner& in, double score, std::uint32_t id) const {
+    std::uint32_t lo = 1, hi = in.n;  // find first i in [1, n) with key < min[i]
+    while (lo < hi) {
+      std::uint32_t mid = (lo + hi) / 2;
+      if (less(score, id, in.min_score[mid], in.min_id[mid]))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo - 1;
+  }
+
+  std::uint32_t lower_bound(const leaf& lf, double score, std::uint32_t id) const {
+    std::uint32_t lo = 0, hi = lf.n;
+    while (lo < hi) {
+      std::uint32_t mid = (lo + hi) / 2;
+      if (less(lf.score[mid], lf.id[mid], score, id))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  template <class Pred>
+  std::size_t count_prefix(Pred pred) const {
+    std::size_t total = 0;
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      const inner& in = inners_[node];
+      std::uint32_t i = 0, hi = in.n;  // first child whose minimum fails pred
+      while (i < hi) {
+        std::uint32_t mid = (i + hi) / 2;
+        if (pred(in.min_score[mid], in.min_id[mid]))
+          i = mid + 1;
+        else
+          hi = mid;
+      }
+      if (i == 0) return total;
+      for (std::uint32_t k = 0; k + 1 < i; ++k) total += in.count[k];
+      node = in.child[i - 1];
+    }
+    const leaf& lf = leaves_[node];
+    std::uint32_t lo = 0, hi = lf.n;
+    while (lo < hi) {
+      std::uint32_t mid = (lo + hi) / 2;
+      if (pred(lf.score[mid], lf.id[mid]))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return total + lo;
+  }
+
+  static void leaf_insert(leaf& lf, std::uint32_t pos, double score, std::uint32_t id) {
+    std::memmove(lf.score + pos + 1, lf.score + pos, (lf.n - pos) * sizeof(double));
+    std::memmove(lf.id + pos + 1, lf.id + pos, (lf.n - pos) * sizeof(std::uint32_t));
+    lf.score[pos] = score;
+    lf.id[pos] = id;
+    ++lf.n;
+  }
+  static void leaf_erase(leaf& lf, std::uint32_t pos, std::uint32_t m) {
+    std::memmove(lf.score + pos, lf.score + pos + m, (lf.n - pos - m) * sizeof(double));
+    std::memmove(lf.id + pos, lf.id + pos + m, (lf.n - pos - m) * sizeof(std::uint32_t));
+    lf.n -= m;
+  }
+
+  // The subtree reached through path[depth-1] has a new minimum: record it in each parent,
+  // going up while the subtree is its parent's first child.
+  void fix_min_upward(const std::array<step, max_height>& path, int depth, double score,
+                      std::uint32_t id) {
+    for (int d = depth - 1; d >= 0; --d) {
+      inner& in = inners_[path[d].node];
+      in.min_score[path[d].index] = score;
+      in.min_id[path[d].index] = id;
+      if (path[d].index != 0) break;
+    }
+  }
+
+  // Child path[depth-1].index of node path[depth-1].node was split: it now holds left_count
+  // entries and a new right sibling follows it.
+  void insert_child_upward(const std::array<step, max_height>& path, int depth,
+                           std::uint32_t left_count, std::uint32_t right, std::uint32_t right_count,
+                           double right_score, std::uint32_t right_id) {
+    for (int d = depth - 1; d >= 0; --d) {
+      std::uint32_t node = path[d].node;
+      std::uint32_t pos = path[d].index + 1;
+      inner& in = inners_[node];
+      in.count[pos - 1] = left_count;
+      if (in.n < inner_capacity) {
+        inner_insert(in, pos, right, right_count, right_score, right_id);
+        return;
+      }
+      std::uint32_t sp = pos == inner_capacity ? inner_capacity : inner_capacity / 2;
+      std::uint32_t rnode = new_inner();
+      inner& l = inners_[node];
+      inner& r = inners_[rnode];
+      r.n = inner_capacity - sp;
+      std::memcpy(r.child, l.child + sp, r.n * sizeof(std::uint32_t));
+      std::memcpy(r.count, l.count + sp, r.n * sizeof(std::uint32_t));
+      std::memcpy(r.min_id, l.min_id + sp, r.n * sizeof(std::uint32_t));
+      std::memcpy(r.min_score, l.min_score + sp, r.n * sizeof(double));
+      l.n = sp;
+      if (pos <= sp && sp < inner_capacity)
+        inner_insert(l, pos, right, right_count, right_score, right_id);
+      else
+        inner_insert(r, pos - sp, right, right_count, right_score, right_id);
+      left_count = sum_counts(l);
+      right_count = sum_counts(r);
+      right = rnode;
+      right_score = r.min_score[0];
+      right_id = r.min_id[0];
+    }
+    // The root split: grow a level.
+    std::uint32_t old_root = root_;
+    std::uint32_t nr = new_inner();
+    inner& in = inners_[nr];
+    in.n = 2;
+    in.child[0] = old_root;
+    in.count[0] = left_count;
+    in.min_score[0] = min_score_of(old_root, height_);
+    in.min_id[0] = min_id_of(old_root, height_);
+    in.child[1] = right;
+    in.count[1] = right_count;
+    in.min_score[1] = right_score;
+    in.min_id[1] = right_id;
+    root_ = nr;
+    ++height_;
+  }
+
+  double min_score_of(std::uint32_t node, int h) const {
+    return h == 0 ? leaves_[node].score[0] : inners_[node].min_score[0];
+  }
+  std::uint32_t min_id_of(std::uint32_t node, int h) const {
+    return h == 0 ? leaves_[node].id[0] : inners_[node].min_id[0];
+  }
+
+  static std::uint32_t sum_counts(const inner& in) {
+    std::uint32_t s = 0;
+    for (std::uint32_t i = 0; i < in.n; ++i) s += in.count[i];
+    return s;
+  }
+
+  static void inner_insert(inner& in, std::uint32_t pos, std::uint32_t child, std::uint32_t count,
+                           double score, std::uint32_t id) {
+    std::uint32_t tail = in.n - pos;
+    std::memmove(in.child + pos + 1, in.child + pos, tail * sizeof(std::uint32_t));
+    std::memmove(in.count + pos + 1, in.count + pos, tail * sizeof(std::uint32_t));
+    std::memmove(in.min_id + pos + 1, in.min_id + pos, tail * sizeof(std::uint32_t));
+    std::memmove(in.min_score + pos + 1, in.min_score + pos, tail * sizeof(double));
+    in.child[pos] = child;
+    in.count[pos] = count;
+    in.min_score[pos] = score;
+    in.min_id[pos] = id;
+    ++in.n;
+  }
+  static void inner_erase(inner& in, std::uint32_t pos) {
+    std::uint32_t tail = in.n - pos - 1;
+    std::memmove(in.child + pos, in.child + pos + 1, tail * sizeof(std::uint32_t));
+    std::memmove(in.count + pos, in.count + pos + 1, tail * sizeof(std::uint32_t));
+    std::memmove(in.min_id + pos, in.min_id + pos + 1, tail * sizeof(std::uint32_t));
+    std::memmove(in.min_score + pos, in.min_score + pos + 1, tail * sizeof(double));
+    --in.n;
+  }
+
+  // The child at path[d] is empty and already freed: remove it from its parent, then remove
+  // any parent that becomes empty, and fix minima where a first child went away.
+  void remove_child_upward(const std::array<step, max_height>& path, int d) {
+    for (; d >= 0; --d) {
+      inner& in = inners_[path[d].node];
+      inner_erase(in, path[d].index);
+      if (in.n == 0 && d > 0) {
+        free_inners_.push_back(path[d].node);
+        continue;
+      }
+      if (in.n > 0 && path[d].index == 0) fix_min_upward(path, d, in.min_score[0], in.min_id[0]);
+      return;
+    }
+  }
+
+  // A leaf under a quarter full merges with a neighbour that has room, so scattered
+  // removals (abandonment) cannot leave the tree mostly empty leaves.
+  void maybe_merge_leaf(const step& parent_step) {
+    inner& in = inners_[parent_step.node];
+    std::uint32_t i = parent_step.index;
+    if (leaves_[in.child[i]].n >= leaf_capacity / 4 || in.n < 2) return;
+    std::uint32_t left = i + 1 < in.n ? i : i - 1;  // merge child left+1 into child left
+    leaf& a = leaves_[in.child[left]];
+    leaf& b = leaves_[in.child[left + 1]];
+    if (a.n + b.n > leaf_capacity) return;
+    std::memcpy(a.score + a.n, b.score, b.n * sizeof(double));
+    std::memcpy(a.id + a.n, b.id, b.n * sizeof(std::uint32_t));
+    a.n += b.n;
+    free_leaves_.push_back(in.child[left + 1]);
+    in.count[left] += in.count[left + 1];
+    inner_erase(in, left + 1);
+  }
+
+  void collapse_root() {
+    while (height_ > 0 && inners_[root_].n == 1) {
+      std::uint32_t old = root_;
+      root_ = inners_[old].child[0];
+      free_inners_.push_back(old);
+      --height_;
+    }
+    if (height_ > 0 && inners_[root_].n == 0) {  // everything removed
+      free_inners_.push_back(root_);
+      root_ = new_leaf();
+      height_ = 0;
+    }
+  }
+
+  bool check_node(std::uint32_t node, int h, std::size_t& n, zentry& last, bool& has_last) const {
+    if (h == 0) {
+      const leaf& lf = leaves_[node];
+      for (std::uint32_t k = 0; k < lf.n; ++k) {
+        if (has_last && !less(last.score, last.id, lf.score[k], lf.id[k])) return false;
+        last = {lf.score[k], lf.id[k]};
+        has_last = true;
+      }
+      n += lf.n;
+      return lf.n > 0 || node == root_;
+    }
+    const inner& in = inners_[node];
+    if (in.n == 0) return false;
+    for (std::uint32_t i = 0; i < in.n; ++i) {
+      std::size_t sub = 0;
+      if (!check_node(in.child[i], h - 1, sub, last, has_last)) return false;
+      if (sub != in.count[i]) return false;
+      if (min_score_of(in.child[i], h - 1) != in.min_score[i] ||
+          min_id_of(in.child[i], h - 1) != in.min_id[i])
+        return false;
+      n += sub;
+    }
+    return true;
+  }
+
+  const Store* store_;
+  sim::chunked_vector<leaf, 8> leaves_;
+  sim::chunked_vector<inner, 6> inners_;
+  std::vector<std::uint32_t> free_leaves_;
+  std::vector<std::uint32_t> free_inners_;
+  std::uint32_t root_ = 0;
+  int height_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace waitroom::models

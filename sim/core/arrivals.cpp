@@ -1,0 +1,163 @@
+#include "sim/core/arrivals.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "sim/core/input_error.hpp"
+
+namespace waitroom::sim {
+
+arrival_process arrival_process::poisson(double rate_per_s) {
+  return piecewise({{std::numeric_limits<double>::infinity(), rate_per_s}});
+}
+
+arrival_process arrival_process::piecewise(std::vector<rate_segment> segments) {
+  arrival_process p;
+  p.kind_ = kind::piecewise;
+  p.segments_ = std::move(segments);
+  double end = 0.0;
+  for (const auto& s : p.segments_) {
+    end += s.duration_s;
+    p.segment_end_.push_back(std::isinf(end) ? sim_time::max() : sim_time::from_seconds(end));
+  }
+  return p;
+}
+
+arrival_process arrival_process::replay(std::vector<trace_record> records) {
+  arrival_process p;
+  p.kind_ = kind::replay;
+  p.records_ = std::move(records);
+  return p;
+}
+
+bool arrival_process::next(rng& r, arrival& out) {
+  if (kind_ == kind::replay) {
+    if (next_record_ >= records_.size()) return false;
+    const auto& rec = records_[next_record_++];
+    out = {rec.time, static_cast<std::int32_t>(rec.user_class)};
+    return true;
+  }
+  // Piecewise Poisson: by memorylessness, a gap that crosses a segment boundary restarts
+  // at the boundary with the next segment's rate. Time is accumulated in double seconds
+  // and rounded once, so rounding never accumulates.
+  while (segment_ < segments_.size()) {
+    const auto& seg = segments_[segment_];
+    if (seg.rate_per_s > 0.0) {
+      double t = t_s_ - std::log(r.uniform_open0()) / seg.rate_per_s;
+      sim_time at = sim_time::from_seconds(t);
+      if (at < segment_end_[segment_]) {
+        t_s_ = t;
+        out = {at, -1};
+        return true;
+      }
+    }
+    t_s_ = 0.0;
+    for (std::size_t i = 0; i <= segment_; ++i) t_s_ += segments_[i].duration_s;
+    ++segment_;
+  }
+  return false;
+}
+
+double arrival_process::expected_count() const {
+  if (kind_ == kind::replay) return static_cast<double>(records_.size());
+  double n = 0.0;
+  for (const auto& s : segments_) n += s.rate_per_s > 0 ? s.duration_s * s.rate_per_s : 0.0;
+  return n;
+}
+
+class_mix::class_mix(const std::vector<double>& shares) {
+  double c = 0.0;
+  for (double s : shares) {
+    c += s;
+    cumulative_.push_back(c);
+  }
+  if (!cumulative_.empty()) cumulative_.back() = std::numeric_limits<double>::infinity();
+}
+
+std::uint32_t class_mix::draw(rng& r) const {
+  if (cumulative_.size() <= 1) return 0;
+  double u = r.uniform01();
+  std::uint32_t i = 0;
+  while (u >= cumulative_[i]) ++i;
+  return i;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_csv(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t comma = line.find(',', start);
+    out.push_back(trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<trace_record> read_trace_csv(const std::string& path,
+                                         const std::vector<std::string>& class_names) {
+  std::ifstream in(path);
+  if (!in) throw input_error(path, "a readable CSV trace file", "no such file or no permission");
+  std::vector<trace_record> out;
+  std::string line;
+  std::size_t line_no = 0;
+  double last_t = -1.0;
+  std::string names;
+  for (const auto& n : class_names) names += (names.empty() ? "" : ", ") + n;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::string_view sv = trim(line);
+    if (sv.empty() || sv.front() == '#') continue;
+    auto cols = split_csv(sv);
+    std::string where = path + ":" + std::to_string(line_no);
+    double t = 0.0;
+    auto [p, ec] = std::from_chars(cols[0].data(), cols[0].data() + cols[0].size(), t);
+    if (ec != std::errc{} || p != cols[0].data() + cols[0].size()) {
+      if (out.empty() && line_no == 1 && !cols[0].empty() && !std::isdigit(cols[0][0]) &&
+          cols[0][0] != '-')
+        continue;  // a header line
+      throw input_error(where, "a timestamp in seconds in column 1", "'" + std::string(cols[0]) + "'");
+    }
+    if (cols.size() < 2 || cols.size() > 3)
+      throw input_error(where, "2 or 3 columns (timestamp_s,class[,user_id])",
+                        std::to_string(cols.size()) + " columns");
+    if (!std::isfinite(t) || t < 0.0 || t > max_input_seconds)
+      throw input_error(where, "a timestamp between 0 and 100 years in seconds", std::string(cols[0]));
+    if (t < last_t)
+      throw input_error(where, "timestamps in non-decreasing order",
+                        std::string(cols[0]) + " after " + std::to_string(last_t));
+    last_t = t;
+    std::uint32_t cls = 0;
+    bool found = false;
+    for (std::uint32_t i = 0; i < class_names.size(); ++i)
+      if (class_names[i] == cols[1]) {
+        cls = i;
+        found = true;
+      }
+    if (!found)
+      throw input_error(where, "a class name (one of: " + names + ")", "'" + std::string(cols[1]) + "'");
+    std::uint64_t id = 0;
+    if (cols.size() == 3) {
+      auto [q, ec2] = std::from_chars(cols[2].data(), cols[2].data() + cols[2].size(), id);
+      if (ec2 != std::errc{} || q != cols[2].data() + cols[2].size())
+        throw input_error(where, "a non-negative integer user id in column 3",
+                          "'" + std::string(cols[2]) + "'");
+    }
+    out.push_back({sim_time::from_seconds(t), cls, id});
+  }
+  return out;
+}
+
+}  // namespace waitroom::sim

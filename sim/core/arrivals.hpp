@@ -1,0 +1,67 @@
+#pragma once
+// Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), and replay of
+// a recorded trace. An initial backlog is the model's business (K users at t = 0).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/random.hpp"
+#include "sim/core/time.hpp"
+
+namespace waitroom::sim {
+
+struct rate_segment {
+  double duration_s;  // may be +infinity for the last segment
+  double rate_per_s;  // 0 is allowed (a quiet period)
+};
+
+struct trace_record {
+  sim_time time;
+  std::uint32_t user_class;
+  std::uint64_t user_id;  // 0 when the trace has none
+};
+
+struct arrival {
+  sim_time time;
+  std::int32_t user_class;  // -1: draw from the class mix; otherwise given by a trace
+};
+
+class arrival_process {
+ public:
+  static arrival_process poisson(double rate_per_s);
+  static arrival_process piecewise(std::vector<rate_segment> segments);
+  static arrival_process replay(std::vector<trace_record> records);
+
+  // The next arrival after the previous one; false when the process is exhausted.
+  bool next(rng& r, arrival& out);
+  // Expected number of arrivals (infinite for an unbounded Poisson process).
+  double expected_count() const;
+
+ private:
+  enum class kind { piecewise, replay };
+  kind kind_ = kind::piecewise;
+  std::vector<rate_segment> segments_;
+  std::vector<sim_time> segment_end_;
+  std::size_t segment_ = 0;
+  double t_s_ = 0.0;  // current time in seconds within the piecewise process
+  std::vector<trace_record> records_;
+  std::size_t next_record_ = 0;
+};
+
+// Draws a class index from shares (which sum to 1) with one uniform per draw.
+class class_mix {
+ public:
+  explicit class_mix(const std::vector<double>& shares);
+  std::uint32_t draw(rng& r) const;
+
+ private:
+  std::vector<double> cumulative_;
+};
+
+// Reads a CSV trace: `timestamp_s,class[,user_id]`, an optional header line, '#' comments.
+// Timestamps must not decrease. Class names map through `class_names`. Throws input_error
+// naming the file and line.
+std::vector<trace_record> read_trace_csv(const std::string& path,
+                                         const std::vector<std::string>& class_names);
+
+}  // namespace waitroom::sim

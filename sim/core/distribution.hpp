@@ -1,0 +1,52 @@
+#pragma once
+// Our own distributions (never std::*_distribution, whose output differs between
+// standard libraries). A distribution is a small value type dispatched by a switch.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/random.hpp"
+
+namespace waitroom::sim {
+
+enum class dist_kind { deterministic, exponential, uniform, normal, lognormal, gamma, erlang, empirical };
+
+struct distribution {
+  dist_kind kind = dist_kind::deterministic;
+  // deterministic: a = value; exponential: a = mean; uniform: [a, b);
+  // normal: a = mean, b = stddev (truncated at 0 when used for durations by the caller);
+  // lognormal: a = mu, b = sigma of the underlying normal; gamma: a = shape, b = scale;
+  // erlang: a = k (integer), b = mean of the whole; empirical: samples, drawn uniformly.
+  double a = 0;
+  double b = 0;
+  std::vector<double> samples;
+
+  static distribution constant(double v) { return {dist_kind::deterministic, v, 0, {}}; }
+  static distribution exponential(double mean) { return {dist_kind::exponential, mean, 0, {}}; }
+  static distribution uniform(double lo, double hi) { return {dist_kind::uniform, lo, hi, {}}; }
+  static distribution normal(double mean, double sd) { return {dist_kind::normal, mean, sd, {}}; }
+  static distribution lognormal(double mu, double sigma) {
+    return {dist_kind::lognormal, mu, sigma, {}};
+  }
+  static distribution gamma(double shape, double scale) {
+    return {dist_kind::gamma, shape, scale, {}};
+  }
+  static distribution erlang(int k, double mean) {
+    return {dist_kind::erlang, static_cast<double>(k), mean, {}};
+  }
+  static distribution empirical(std::vector<double> s) {
+    return {dist_kind::empirical, 0, 0, std::move(s)};
+  }
+
+  double sample(rng& r) const;
+  double mean() const;
+  double second_moment() const;  // E[X^2], used by the analytic checks
+};
+
+const char* to_string(dist_kind k);
+
+// Exposed for tests and for distributions built on them.
+double sample_standard_normal(rng& r);
+double sample_gamma(rng& r, double shape);
+
+}  // namespace waitroom::sim

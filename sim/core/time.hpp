@@ -1,0 +1,39 @@
+#pragma once
+// Simulated time: an integer count of nanoseconds, so event order never depends on
+// floating-point rounding.
+#include <compare>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace waitroom::sim {
+
+class sim_time {
+ public:
+  constexpr sim_time() = default;
+  static constexpr sim_time from_ns(std::int64_t ns) { return sim_time{ns}; }
+  // Rounds to the nearest nanosecond; callers validate the range first.
+  static sim_time from_seconds(double s) { return sim_time{std::llround(s * 1e9)}; }
+  static sim_time from_ms(double ms) { return sim_time{std::llround(ms * 1e6)}; }
+  static constexpr sim_time max() { return sim_time{std::numeric_limits<std::int64_t>::max()}; }
+
+  constexpr std::int64_t ns() const { return ns_; }
+  constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+
+  constexpr auto operator<=>(const sim_time&) const = default;
+  constexpr sim_time operator+(sim_time o) const { return sim_time{ns_ + o.ns_}; }
+  constexpr sim_time operator-(sim_time o) const { return sim_time{ns_ - o.ns_}; }
+  constexpr sim_time& operator+=(sim_time o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+
+ private:
+  constexpr explicit sim_time(std::int64_t ns) : ns_(ns) {}
+  std::int64_t ns_ = 0;
+};
+
+// Largest time we accept from user input (about 292 years would overflow; 100 years is ample).
+inline constexpr double max_input_seconds = 100.0 * 365.0 * 86400.0;
+
+}  // namespace waitroom::sim

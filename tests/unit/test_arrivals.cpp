@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "sim/core/arrivals.hpp"
+#include "sim/core/input_error.hpp"
+
+using namespace waitroom::sim;
+
+TEST(Arrivals, PiecewiseRatesGiveExpectedCounts) {
+  // A flash crowd: 2000/s for 10 s, then 50/s for 100 s. Counts are Poisson: 5 sd bounds.
+  auto p = arrival_process::piecewise({{10.0, 2000.0}, {100.0, 50.0}});
+  rng r(1);
+  arrival a{};
+  std::int64_t first = 0, second = 0;
+  sim_time last = sim_time::from_ns(0);
+  while (p.next(r, a)) {
+    ASSERT_GE(a.time, last);
+    last = a.time;
+    (a.time < sim_time::from_seconds(10) ? first : second)++;
+  }
+  EXPECT_NEAR(static_cast<double>(first), 20000, 5 * std::sqrt(20000.0));
+  EXPECT_NEAR(static_cast<double>(second), 5000, 5 * std::sqrt(5000.0));
+  EXPECT_LT(last, sim_time::from_seconds(110));
+  EXPECT_DOUBLE_EQ(p.expected_count(), 25000.0);
+}
+
+TEST(Arrivals, ClassMixFollowsShares) {
+  class_mix mix({0.2, 0.8});
+  rng r(2);
+  int vip = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) vip += mix.draw(r) == 0;
+  EXPECT_NEAR(vip, 0.2 * n, 5 * std::sqrt(n * 0.2 * 0.8));
+}
+
+TEST(Arrivals, TraceReplayAndErrors) {
+  std::string path = testing::TempDir() + "/trace.csv";
+  {
+    std::ofstream f(path);
+    f << "timestamp_s,class,user_id\n0.5,vip,7\n# comment\n1.25,normal\n1.25,normal,9\n";
+  }
+  auto recs = read_trace_csv(path, {"vip", "normal"});
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[0].time, sim_time::from_ms(500));
+  EXPECT_EQ(recs[0].user_class, 0u);
+  EXPECT_EQ(recs[0].user_id, 7u);
+  EXPECT_EQ(recs[2].user_class, 1u);
+  auto p = arrival_process::replay(recs);
+  rng r(1);
+  arrival a{};
+  int n = 0;
+  while (p.next(r, a)) ++n;
+  EXPECT_EQ(n, 3);
+
+  auto expect_error = [&](const std::string& body, const std::string& fragment) {
+    {
+      std::ofstream f(path);
+      f << body;
+    }
+    try {
+      read_trace_csv(path, {"vip", "normal"});
+      ADD_FAILURE() << "no error for " << body;
+    } catch (const input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_error("1.0,vip\n0.5,vip\n", "trace.csv:2: expected timestamps in non-decreasing order");
+  expect_error("1.0,gold\n", "trace.csv:1: expected a class name (one of: vip, normal), found 'gold'");
+  expect_error("1.0,vip\nabc,vip\n", "trace.csv:2: expected a timestamp");
+  expect_error("1.0\n", "expected 2 or 3 columns");
+  expect_error("-1,vip\n", "between 0 and 100 years");
+  EXPECT_THROW(read_trace_csv(path + ".missing", {"vip"}), input_error);
+}

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "sim/core/event_queue.hpp"
+#include "sim/core/random.hpp"
+#include "sim/core/simulator.hpp"
+
+using namespace waitroom::sim;
+
+TEST(EventQueue, OrdersByTimeThenPhaseThenInsertion) {
+  event_queue q;
+  q.push(sim_time::from_ns(10), 1, 100, 0);
+  q.push(sim_time::from_ns(10), 0, 101, 0);
+  q.push(sim_time::from_ns(5), 2, 102, 0);
+  q.push(sim_time::from_ns(10), 0, 103, 0);
+  q.push(sim_time::from_ns(10), 1, 104, 0);
+  std::vector<std::uint32_t> kinds;
+  while (!q.empty()) kinds.push_back(q.pop().kind);
+  EXPECT_EQ(kinds, (std::vector<std::uint32_t>{102, 101, 103, 100, 104}));
+}
+
+TEST(EventQueue, EveryPopIsTheSmallestPendingEvent) {
+  event_queue q;
+  rng r(3);
+  std::set<std::tuple<std::int64_t, std::uint8_t, std::uint32_t>> pending;  // kind = insertion
+  auto pop_and_check = [&] {
+    auto e = q.pop();
+    ASSERT_EQ(std::make_tuple(e.time_ns, e.phase(), e.kind), *pending.begin());
+    pending.erase(pending.begin());
+  };
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    auto t = static_cast<std::int64_t>(r.below(500));
+    auto ph = static_cast<std::uint8_t>(r.below(3));
+    q.push(sim_time::from_ns(t), ph, i, 0);
+    pending.emplace(t, ph, i);
+    if (r.below(3) == 0) pop_and_check();
+  }
+  while (!q.empty()) pop_and_check();
+  EXPECT_TRUE(pending.empty());
+}
+
+namespace {
+struct counting_model {
+  simulator* sim;
+  int handled = 0;
+  int limit;
+  void handle(const event& e) {
+    ++handled;
+    if (handled < limit) sim->schedule(e.time() + sim_time::from_ns(10), 0, 0);
+  }
+  bool done() const { return false; }
+};
+}  // namespace
+
+TEST(Simulator, StopsAtHorizonAndMaxEvents) {
+  simulator s;
+  counting_model m{&s, 0, 1000};
+  s.schedule(sim_time::from_ns(0), 0, 0);
+  EXPECT_EQ(s.run(m, {sim_time::from_ns(95), ~0ULL}), stop_reason::horizon);
+  EXPECT_EQ(m.handled, 10);  // t = 0, 10, ..., 90
+  EXPECT_EQ(s.now(), sim_time::from_ns(95));
+  EXPECT_EQ(s.run(m, {sim_time::max(), 15}), stop_reason::max_events);
+  EXPECT_EQ(s.events_executed(), 15u);
+  EXPECT_EQ(s.run(m, {}), stop_reason::drained);
+  EXPECT_EQ(m.handled, 1000);
+}

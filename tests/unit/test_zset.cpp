@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "models/zset/zset.hpp"
+#include "sim/core/random.hpp"
+
+using namespace waitroom::models;
+
+namespace {
+constexpr double inf = std::numeric_limits<double>::infinity();
+using pairs = std::vector<std::pair<std::string, double>>;
+}  // namespace
+
+TEST(Zset, EmptySetAnswersLikeRedis) {
+  string_zset z;
+  EXPECT_EQ(z.zcard(), 0u);
+  EXPECT_FALSE(z.zscore("a"));
+  EXPECT_FALSE(z.zrank("a"));
+  EXPECT_FALSE(z.zrevrank("a"));
+  EXPECT_EQ(z.zrem("a"), 0);
+  EXPECT_EQ(z.zcount({-inf}, {inf}), 0u);
+  EXPECT_TRUE(z.zrange(0, -1).empty());
+  EXPECT_TRUE(z.zpopmin(5).empty());
+}
+
+TEST(Zset, EqualScoresOrderByMemberBytes) {
+  string_zset z;
+  z.zadd(1, "b");
+  z.zadd(1, "a");
+  z.zadd(1, "ab");
+  z.zadd(1, "\xff");  // bytes compare unsigned: 0xff sorts after letters
+  z.zadd(0, "z");
+  EXPECT_EQ(z.zrange(0, -1), (pairs{{"z", 0}, {"a", 1}, {"ab", 1}, {"b", 1}, {"\xff", 1}}));
+  EXPECT_EQ(*z.zrank("ab"), 2u);
+  EXPECT_EQ(*z.zrevrank("ab"), 2u);
+  EXPECT_EQ(*z.zrevrank("z"), 4u);
+}
+
+TEST(Zset, ZaddFlagsFollowRedis) {
+  string_zset z;
+  EXPECT_EQ(z.zadd(5, "m"), 1);
+  EXPECT_EQ(z.zadd(5, "m"), 0);                     // same score: nothing changes
+  EXPECT_EQ(z.zadd(6, "m"), 0);                     // update counts only with CH
+  EXPECT_EQ(z.zadd(7, "m", {.ch = true}), 1);       // CH counts the update
+  EXPECT_EQ(z.zadd(1, "m", {.nx = true}), 0);       // NX never updates
+  EXPECT_EQ(*z.zscore("m"), 7);
+  EXPECT_EQ(z.zadd(1, "n", {.xx = true}), 0);       // XX never adds
+  EXPECT_FALSE(z.zscore("n"));
+  EXPECT_EQ(z.zadd(3, "m", {.gt = true, .ch = true}), 0);  // GT refuses a lower score
+  EXPECT_EQ(*z.zscore("m"), 7);
+  EXPECT_EQ(z.zadd(9, "m", {.gt = true, .ch = true}), 1);
+  EXPECT_EQ(z.zadd(10, "m", {.lt = true, .ch = true}), 0);  // LT refuses a higher score
+  EXPECT_EQ(z.zadd(2, "m", {.lt = true, .ch = true}), 1);
+  EXPECT_EQ(*z.zscore("m"), 2);
+  EXPECT_EQ(z.zadd(4, "new", {.gt = true}), 1);     // GT/LT do not prevent adding
+  EXPECT_THROW(z.zadd(1, "x", {.nx = true, .xx = true}), zset_error);
+  EXPECT_THROW(z.zadd(1, "x", {.gt = true, .lt = true}), zset_error);
+  EXPECT_THROW(z.zadd(1, "x", {.nx = true, .gt = true}), zset_error);
+  EXPECT_THROW(z.zadd(std::nan(""), "x"), zset_error);
+  EXPECT_EQ(z.zcard(), 2u);
+  // A multi-member ZADD is validated as a whole: nothing is added on error.
+  EXPECT_THROW(z.zadd({{1.0, "p"}, {std::nan(""), "q"}}), zset_error);
+  EXPECT_FALSE(z.zscore("p"));
+}
+
+TEST(Zset, InfiniteScoresAndRanges) {
+  string_zset z;
+  z.zadd(-inf, "lo");
+  z.zadd(inf, "hi");
+  z.zadd(0, "mid");
+  z.zadd(5, "five");
+  EXPECT_EQ(z.zrange(0, 0), (pairs{{"lo", -inf}}));
+  EXPECT_EQ(z.zrange(-1, -1), (pairs{{"hi", inf}}));
+  EXPECT_EQ(z.zcount({-inf}, {inf}), 4u);
+  EXPECT_EQ(z.zcount({0}, {5}), 2u);
+  EXPECT_EQ(z.zcount({0, true}, {5}), 1u);
+  EXPECT_EQ(z.zcount({0, true}, {5, true}), 0u);
+  EXPECT_EQ(z.zcount({5}, {0}), 0u);  // min > max
+  EXPECT_EQ(z.zrangebyscore({0}, {inf}), (pairs{{"mid", 0}, {"five", 5}, {"hi", inf}}));
+  EXPECT_EQ(z.zrangebyscore({0}, {inf}, 1, 1), (pairs{{"five", 5}}));
+  EXPECT_TRUE(z.zrangebyscore({0}, {inf}, -1, 1).empty());
+  EXPECT_EQ(z.zrange(2, 100), (pairs{{"five", 5}, {"hi", inf}}));
+  EXPECT_EQ(z.zrange(-100, 0), (pairs{{"lo", -inf}}));
+  EXPECT_TRUE(z.zrange(3, 2).empty());
+  EXPECT_TRUE(z.zrange(10, 20).empty());
+}
+
+TEST(Zset, ZpopminCounts) {
+  string_zset z;
+  for (int i = 0; i < 5; ++i) z.zadd(i, "m" + std::to_string(i));
+  EXPECT_TRUE(z.zpopmin(0).empty());
+  EXPECT_THROW(z.zpopmin(-1), zset_error);
+  EXPECT_EQ(z.zpopmin(), (pairs{{"m0", 0}}));
+  EXPECT_EQ(z.zpopmin(2), (pairs{{"m1", 1}, {"m2", 2}}));
+  EXPECT_EQ(z.zpopmin(10), (pairs{{"m3", 3}, {"m4", 4}}));
+  EXPECT_EQ(z.zcard(), 0u);
+  EXPECT_FALSE(z.zscore("m3"));
+  z.zadd(1, "m3");  // a popped member can come back
+  EXPECT_EQ(*z.zrank("m3"), 0u);
+}
+
+// Random operations against std::set as the reference, large enough to split leaves and
+// grow several levels, checking every tree invariant along the way.
+TEST(Zset, RandomisedAgainstReference) {
+  token_zset z(12345);
+  auto key = [&](double s, std::uint32_t id) { return std::pair{s, z.store().token(id)}; };
+  std::set<std::pair<double, std::uint64_t>> ref;
+  std::vector<double> score_of(60000, std::nan(""));
+  waitroom::sim::rng r(7);
+  for (int step = 0; step < 400000; ++step) {
+    auto id = static_cast<std::uint32_t>(r.below(60000));
+    std::uint64_t op = r.below(10);
+    if (op < 6) {
+      double s = static_cast<double>(r.below(2000));  // many ties
+      if (!std::isnan(score_of[id])) ref.erase(key(score_of[id], id));
+      z.zadd(s, id);
+      score_of[id] = s;
+      ref.insert(key(s, id));
+    } else if (op < 8) {
+      bool present = !std::isnan(score_of[id]);
+      ASSERT_EQ(z.zrem(id), present ? 1 : 0);
+      if (present) ref.erase(key(score_of[id], id));
+      score_of[id] = std::nan("");
+    } else if (op < 9) {
+      auto n = r.below(40);
+      auto popped = z.zpopmin(static_cast<std::int64_t>(n));
+      for (auto& [m, s] : popped) {
+        ASSERT_EQ(key(s, m), *ref.begin());
+        ref.erase(ref.begin());
+        score_of[m] = std::nan("");
+      }
+    } else if (!std::isnan(score_of[id])) {
+      auto it = ref.find(key(score_of[id], id));
+      ASSERT_EQ(*z.zrank(id), static_cast<std::uint64_t>(std::distance(ref.begin(), it)));
+    }
+    ASSERT_EQ(z.zcard(), ref.size());
+    if (step % 20000 == 0) {
+      ASSERT_TRUE(z.tree().check()) << "step " << step;
+    }
+  }
+  ASSERT_TRUE(z.tree().check());
+  // Ranges and counts agree with the reference at the end.
+  std::size_t i = 0;
+  for (auto& [m, s] : z.zrange(0, -1)) {
+    auto it = std::next(ref.begin(), static_cast<std::ptrdiff_t>(i++));
+    ASSERT_EQ(key(s, m), *it);
+  }
+  std::size_t in_range = 0;
+  for (auto& k : ref) in_range += k.first >= 100 && k.first < 900;
+  EXPECT_EQ(z.zcount({100}, {900, true}), in_range);
+}
+
+TEST(Zset, SequentialInsertsPackLeavesDensely) {
+  token_zset z(1);
+  const std::uint32_t n = 200000;
+  for (std::uint32_t i = 0; i < n; ++i) z.zadd(static_cast<double>(i), i);
+  ASSERT_TRUE(z.tree().check());
+  // Appends keep split leaves full: at most one partly filled leaf per level of splits.
+  double fill = static_cast<double>(n) / (static_cast<double>(z.tree().leaf_count()) * 128.0);
+  EXPECT_GT(fill, 0.99);
+  std::size_t popped = z.pop_min(n / 2, [](std::uint32_t, double) {});
+  EXPECT_EQ(popped, n / 2);
+  EXPECT_EQ(*z.zrank(n / 2), 0u);
+  ASSERT_TRUE(z.tree().check());
+}
