@@ -1,0 +1,63 @@
+#pragma once
+// Ordering policies: how a user's queue score is computed from entry time and class, with
+// the timestamp precision and random suffix modelled, as in the articles. Lower score is
+// released first; equal scores fall back to the token bytes (Redis's tie-break).
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/random.hpp"
+#include "sim/core/time.hpp"
+
+namespace waitroom::models {
+
+enum class ordering { fifo, offset, level };
+enum class time_unit { s, ms, us };
+
+inline constexpr double level_multiplier = 1e13;  // seed 000 §2.2: level x 10^13 + time
+
+struct score_policy {
+  ordering order = ordering::offset;
+  time_unit unit = time_unit::ms;
+  double noise = 0.0;                 // random suffix in [0, noise) time units
+  std::vector<double> offset_units;   // per class, already in time units
+  std::vector<double> level;          // per class
+
+  static double unit_ns(time_unit u) {
+    switch (u) {
+      case time_unit::s:
+        return 1e9;
+      case time_unit::ms:
+        return 1e6;
+      case time_unit::us:
+        return 1e3;
+    }
+    return 1e6;
+  }
+
+  // Truncated timestamp, as `System.currentTimeMillis()/1000` would give.
+  double timestamp(sim::sim_time t) const {
+    auto per = static_cast<std::int64_t>(unit_ns(unit));
+    return static_cast<double>(t.ns() / per);
+  }
+
+  double score(sim::sim_time arrival, std::uint32_t user_class, sim::rng& noise_rng) const {
+    double s = timestamp(arrival);
+    if (noise > 0.0) s += noise * noise_rng.uniform01();
+    switch (order) {
+      case ordering::fifo:
+        return s;
+      case ordering::offset:
+        return s - offset_units[user_class];
+      case ordering::level:
+        return level[user_class] * level_multiplier + s;
+    }
+    return s;
+  }
+};
+
+const char* to_string(ordering o);
+const char* to_string(time_unit u);
+
+}  // namespace waitroom::models

@@ -1,0 +1,405 @@
+#include "models/scenario/scenario.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "models/scenario/json_reader.hpp"
+
+namespace waitroom::models {
+
+namespace {
+
+constexpr double max_seconds = sim::max_input_seconds;
+constexpr std::int64_t max_users = std::int64_t{1} << 31;
+
+sim::distribution read_distribution(const object_reader& parent, const std::string& key) {
+  const object_reader r = *parent.object(
+      key, {"dist", "value", "mean", "min", "max", "stddev", "shape", "scale", "k", "samples"}, true);
+  std::string kind = r.choice("dist", std::nullopt,
+                              {"deterministic", "exponential", "uniform", "normal", "lognormal",
+                               "gamma", "erlang", "empirical"});
+  // Each kind takes exactly its own parameters; a stray one is a mistake worth reporting.
+  std::vector<std::string> params;
+  if (kind == "deterministic") params = {"value"};
+  if (kind == "exponential") params = {"mean"};
+  if (kind == "uniform") params = {"min", "max"};
+  if (kind == "normal" || kind == "lognormal") params = {"mean", "stddev"};
+  if (kind == "gamma") params = {"shape", "scale"};
+  if (kind == "erlang") params = {"k", "mean"};
+  if (kind == "empirical") params = {"samples"};
+  for (const auto& [k, v] : parent.raw(key).items()) {
+    if (k != "dist" && std::find(params.begin(), params.end(), k) == params.end()) {
+      std::string all;
+      for (const auto& p : params) all += (all.empty() ? "" : ", ") + p;
+      r.fail(k, "a parameter of the " + kind + " distribution (" + all + ")",
+             "'" + k + "'");
+    }
+  }
+  const number_range non_negative{0.0};
+  const number_range positive{0.0, std::numeric_limits<double>::infinity(), true};
+  const number_range positive_time{0.0, max_seconds, true};
+  if (kind == "deterministic") return sim::distribution::constant(r.number("value", std::nullopt, {0.0, max_seconds}));
+  if (kind == "exponential") return sim::distribution::exponential(r.number("mean", std::nullopt, positive_time));
+  if (kind == "uniform") {
+    double lo = r.number("min", std::nullopt, {0.0, max_seconds});
+    double hi = r.number("max", std::nullopt, {lo, max_seconds, true});
+    return sim::distribution::uniform(lo, hi);
+  }
+  if (kind == "normal")
+    return sim::distribution::normal(r.number("mean", std::nullopt, {0.0, max_seconds}),
+                                     r.number("stddev", std::nullopt, non_negative));
+  if (kind == "lognormal") {
+    // Given by the mean and standard deviation of the duration itself.
+    double m = r.number("mean", std::nullopt, positive_time);
+    double sd = r.number("stddev", std::nullopt, non_negative);
+    double s2 = std::log1p((sd * sd) / (m * m));
+    return sim::distribution::lognormal(std::log(m) - 0.5 * s2, std::sqrt(s2));
+  }
+  if (kind == "gamma")
+    return sim::distribution::gamma(r.number("shape", std::nullopt, positive),
+                                    r.number("scale", std::nullopt, positive_time));
+  if (kind == "erlang")
+    return sim::distribution::erlang(static_cast<int>(r.integer("k", std::nullopt, 1, 1000)),
+                                     r.number("mean", std::nullopt, positive_time));
+  const json& arr = r.array("samples", 1);
+  std::vector<double> xs;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > max_seconds)
+      r.fail("samples/" + std::to_string(i), "a number >= 0", describe(v));
+    xs.push_back(v.get<double>());
+  }
+  return sim::distribution::empirical(std::move(xs));
+}
+
+std::vector<user_class> read_classes(const object_reader& top) {
+  const json& arr = top.array("classes", 1);
+  std::vector<user_class> out;
+  std::set<std::string> names;
+  if (arr.size() > 255) top.fail("classes", "at most 255 classes", std::to_string(arr.size()));
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    object_reader c(arr[i], top.file(), top.pointer("classes") + "/" + std::to_string(i),
+                    {"name", "share", "level", "offset_ms"});
+    user_class u;
+    u.name = c.text("name", std::nullopt);
+    if (u.name.empty() || u.name.find_first_of(",\n\r") != std::string::npos)
+      c.fail("name", "a non-empty name without commas or newlines", "\"" + u.name + "\"");
+    if (!names.insert(u.name).second)
+      c.fail("name", "a name not used by another class", "\"" + u.name + "\" again");
+    u.share = c.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0});
+    u.level = c.number("level", static_cast<double>(i), {0.0, 899.0});
+    u.offset_ms = c.number("offset_ms", 0.0, {0.0, max_seconds * 1e3});
+    out.push_back(u);
+  }
+  double total = 0;
+  for (const auto& u : out) total += u.share;
+  if (std::abs(total - 1.0) > 1e-9)
+    top.fail("classes", "class shares that sum to 1", fmt::format("a sum of {}", total));
+  return out;
+}
+
+arrival_spec read_arrivals(const object_reader& top, const std::vector<std::string>& class_names,
+                           const std::string& base_dir) {
+  auto r = *top.object("arrivals", {"process", "rate_per_s", "segments", "trace_file", "backlog_users"}, true);
+  arrival_spec a;
+  std::string kind = r.choice("process", std::nullopt, {"poisson", "piecewise", "trace"});
+  auto only = [&](const std::string& key, const std::string& process) {
+    if (r.has(key) && kind != process)
+      r.fail(key, "no '" + key + "' for process '" + kind + "'", "'" + key + "'",
+             "'" + key + "' belongs to process '" + process + "'");
+  };
+  only("rate_per_s", "poisson");
+  only("segments", "piecewise");
+  only("trace_file", "trace");
+  a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users));
+  if (kind == "poisson") {
+    a.kind = arrival_kind::poisson;
+    a.rate_per_s = r.number("rate_per_s", std::nullopt, {0.0, 1e9, true});
+  } else if (kind == "piecewise") {
+    a.kind = arrival_kind::piecewise;
+    const json& segs = r.array("segments", 1);
+    double expected = 0;
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+      object_reader s(segs[i], r.file(), r.pointer("segments") + "/" + std::to_string(i),
+                      {"duration_s", "rate_per_s"});
+      sim::rate_segment seg{s.number("duration_s", std::nullopt, {0.0, max_seconds, true}),
+                            s.number("rate_per_s", std::nullopt, {0.0, 1e9})};
+      expected += seg.duration_s * seg.rate_per_s;
+      a.segments.push_back(seg);
+    }
+    if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
+      r.fail("segments", "fewer than 2^31 expected users in one run",
+             fmt::format("{:.3g} expected", expected));
+  } else {
+    a.kind = arrival_kind::trace;
+    a.trace_file = r.text("trace_file", std::nullopt);
+    std::filesystem::path p(a.trace_file);
+    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    a.trace = sim::read_trace_csv(p.string(), class_names);
+  }
+  return a;
+}
+
+score_policy read_policy(const object_reader& top, const std::vector<user_class>& classes) {
+  score_policy p;
+  auto r = top.object("queue", {"policy", "time_unit", "score_noise"}, false);
+  if (r) {
+    std::string o = r->choice("policy", "offset", {"fifo", "offset", "level"});
+    p.order = o == "fifo" ? ordering::fifo : o == "level" ? ordering::level : ordering::offset;
+    std::string u = r->choice("time_unit", "ms", {"s", "ms", "us"});
+    p.unit = u == "s" ? time_unit::s : u == "us" ? time_unit::us : time_unit::ms;
+    p.noise = r->number("score_noise", 0.0, {0.0, 1e12});
+  }
+  double ms_per_unit = score_policy::unit_ns(p.unit) / 1e6;
+  for (const auto& c : classes) {
+    p.offset_units.push_back(c.offset_ms / ms_per_unit);
+    p.level.push_back(c.level);
+  }
+  return p;
+}
+
+release_spec read_release(const object_reader& top) {
+  auto r = *top.object("release", {"mode", "interval_ms", "batch", "slots", "session_s"}, true);
+  release_spec rel;
+  std::string mode = r.choice("mode", std::nullopt, {"tick", "concurrency"});
+  auto only = [&](const std::string& key, const std::string& m) {
+    if (r.has(key) && mode != m)
+      r.fail(key, "no '" + key + "' in release mode '" + mode + "'", "'" + key + "'",
+             "'" + key + "' belongs to mode '" + m + "'");
+  };
+  only("interval_ms", "tick");
+  only("batch", "tick");
+  only("slots", "concurrency");
+  only("session_s", "concurrency");
+  if (mode == "tick") {
+    rel.mode = release_mode::tick;
+    rel.interval = sim::sim_time::from_ms(
+        r.number("interval_ms", std::nullopt, {0.0, max_seconds * 1e3, true}));
+    if (rel.interval.ns() <= 0)
+      r.fail("interval_ms", "an interval of at least 1 ns", r.raw("interval_ms").dump());
+    rel.batch = static_cast<std::uint32_t>(r.integer("batch", std::nullopt, 1, max_users));
+  } else {
+    rel.mode = release_mode::concurrency;
+    rel.slots = static_cast<std::uint32_t>(r.integer("slots", std::nullopt, 1, 10'000'000));
+    rel.session = read_distribution(r, "session_s");
+  }
+  return rel;
+}
+
+run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
+  run_spec run;
+  auto r = top.object("run", {"horizon_s", "max_events", "sample_interval_s"}, false);
+  if (r) {
+    if (r->has("horizon_s")) run.horizon_s = r->number("horizon_s", std::nullopt, {0.0, max_seconds, true});
+    run.max_events = static_cast<std::uint64_t>(r->integer("max_events", 0, 0, std::int64_t{1} << 62));
+    run.sample_interval_s = r->number("sample_interval_s", 1.0, {1e-6, max_seconds});
+  }
+  bool unbounded = arrivals.kind == arrival_kind::poisson ||
+                   (arrivals.kind == arrival_kind::piecewise && std::isinf(arrivals.segments.back().duration_s));
+  if (unbounded && !run.horizon_s)
+    throw sim::input_error(top.file() + ": /run/horizon_s",
+                           "a horizon, since Poisson arrivals never end", "none");
+  return run;
+}
+
+}  // namespace
+
+std::vector<std::string> scenario::class_names() const {
+  std::vector<std::string> out;
+  for (const auto& c : classes) out.push_back(c.name);
+  return out;
+}
+
+scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
+  object_reader top(j, file, "",
+                    {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
+                     "release", "run", "sla"});
+  scenario s;
+  s.name = top.text("name", std::nullopt);
+  s.description = top.text("description", "");
+  s.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, std::int64_t{1} << 53));
+  s.classes = read_classes(top);
+  s.arrivals = read_arrivals(top, s.class_names(), base_dir);
+  s.policy = read_policy(top, s.classes);
+  s.release = read_release(top);
+  s.run = read_run(top, s.arrivals);
+  if (top.has("sla")) {
+    if (!top.raw("sla").is_object()) top.fail("sla", "an object", describe(top.raw("sla")));
+    s.extra["sla"] = top.raw("sla");
+  }
+  return s;
+}
+
+namespace {
+std::string line_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("line {}, column {}", line, col);
+}
+}  // namespace
+
+json parse_json_text(const std::string& text, const std::string& name) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    auto pos = what.find("syntax error");
+    std::string detail = pos == std::string::npos ? what : what.substr(pos);
+    throw sim::input_error(name + ": " + line_column(text, e.byte), "well-formed JSON", detail);
+  }
+}
+
+json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw sim::input_error(path, "a scenario file", "a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw sim::input_error(path, "a readable scenario file", "no such file or no permission");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_json_text(buf.str(), path);
+}
+
+void apply_override(json& j, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (assignment.empty() || assignment[0] != '/' || eq == std::string::npos)
+    throw sim::input_error("--set", "/json/pointer=value", "'" + assignment + "'");
+  std::string ptr = assignment.substr(0, eq);
+  std::string value = assignment.substr(eq + 1);
+  json v;
+  try {
+    v = json::parse(value);
+  } catch (const json::parse_error&) {
+    v = value;  // a bare word is a string: --set /queue/policy=fifo
+  }
+  try {
+    json::json_pointer p(ptr);
+    j[p] = v;
+  } catch (const json::exception& e) {
+    throw sim::input_error("--set " + assignment, "a JSON pointer into the scenario", e.what());
+  }
+}
+
+json to_json(const sim::distribution& d) {
+  json j{{"dist", to_string(d.kind)}};
+  switch (d.kind) {
+    case sim::dist_kind::deterministic:
+      j["value"] = d.a;
+      break;
+    case sim::dist_kind::exponential:
+      j["mean"] = d.a;
+      break;
+    case sim::dist_kind::uniform:
+      j["min"] = d.a;
+      j["max"] = d.b;
+      break;
+    case sim::dist_kind::normal:
+      j["mean"] = d.a;
+      j["stddev"] = d.b;
+      break;
+    case sim::dist_kind::lognormal: {
+      double m = d.mean();
+      j["mean"] = m;
+      j["stddev"] = m * std::sqrt(std::expm1(d.b * d.b));
+      break;
+    }
+    case sim::dist_kind::gamma:
+      j["shape"] = d.a;
+      j["scale"] = d.b;
+      break;
+    case sim::dist_kind::erlang:
+      j["k"] = static_cast<int>(d.a);
+      j["mean"] = d.b;
+      break;
+    case sim::dist_kind::empirical:
+      j["samples"] = d.samples;
+      break;
+  }
+  return j;
+}
+
+json to_json(const scenario& s) {
+  json j;
+  j["name"] = s.name;
+  if (!s.description.empty()) j["description"] = s.description;
+  j["seed"] = s.seed;
+  j["classes"] = json::array();
+  for (const auto& c : s.classes)
+    j["classes"].push_back({{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}});
+  json a;
+  switch (s.arrivals.kind) {
+    case arrival_kind::poisson:
+      a["process"] = "poisson";
+      a["rate_per_s"] = s.arrivals.rate_per_s;
+      break;
+    case arrival_kind::piecewise:
+      a["process"] = "piecewise";
+      a["segments"] = json::array();
+      for (const auto& seg : s.arrivals.segments)
+        a["segments"].push_back({{"duration_s", seg.duration_s}, {"rate_per_s", seg.rate_per_s}});
+      break;
+    case arrival_kind::trace:
+      a["process"] = "trace";
+      a["trace_file"] = s.arrivals.trace_file;
+      break;
+  }
+  a["backlog_users"] = s.arrivals.backlog_users;
+  j["arrivals"] = a;
+  j["queue"] = {{"policy", to_string(s.policy.order)},
+                {"time_unit", to_string(s.policy.unit)},
+                {"score_noise", s.policy.noise}};
+  json r{{"mode", to_string(s.release.mode)}};
+  if (s.release.mode == release_mode::tick) {
+    r["interval_ms"] = static_cast<double>(s.release.interval.ns()) / 1e6;
+    r["batch"] = s.release.batch;
+  } else {
+    r["slots"] = s.release.slots;
+    r["session_s"] = to_json(s.release.session);
+  }
+  j["release"] = r;
+  json run{{"max_events", s.run.max_events}, {"sample_interval_s", s.run.sample_interval_s}};
+  if (s.run.horizon_s) run["horizon_s"] = *s.run.horizon_s;
+  j["run"] = run;
+  for (const auto& [k, v] : s.extra.items()) j[k] = v;
+  return j;
+}
+
+const char* to_string(ordering o) {
+  switch (o) {
+    case ordering::fifo:
+      return "fifo";
+    case ordering::offset:
+      return "offset";
+    case ordering::level:
+      return "level";
+  }
+  return "offset";
+}
+
+const char* to_string(time_unit u) {
+  switch (u) {
+    case time_unit::s:
+      return "s";
+    case time_unit::ms:
+      return "ms";
+    case time_unit::us:
+      return "us";
+  }
+  return "ms";
+}
+
+const char* to_string(release_mode m) { return m == release_mode::tick ? "tick" : "concurrency"; }
+
+}  // namespace waitroom::models

@@ -1,0 +1,68 @@
+#pragma once
+// A scenario: everything one run needs, validated. Loaded from JSON (units in key names)
+// and written back as the canonical "effective scenario" echoed in every result.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/policies/score_policy.hpp"
+#include "models/release/release_spec.hpp"
+#include "sim/core/arrivals.hpp"
+#include "sim/core/distribution.hpp"
+
+namespace waitroom::models {
+
+struct user_class {
+  std::string name;
+  double share = 0.0;
+  double level = 0.0;
+  double offset_ms = 0.0;
+};
+
+enum class arrival_kind { poisson, piecewise, trace };
+
+struct arrival_spec {
+  arrival_kind kind = arrival_kind::poisson;
+  double rate_per_s = 0.0;
+  std::vector<sim::rate_segment> segments;
+  std::string trace_file;                  // as written in the scenario
+  std::vector<sim::trace_record> trace;    // loaded records
+  std::uint64_t backlog_users = 0;
+};
+
+struct run_spec {
+  std::optional<double> horizon_s;  // none: run until drained
+  std::uint64_t max_events = 0;     // 0: unlimited
+  double sample_interval_s = 1.0;
+};
+
+struct scenario {
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  std::vector<user_class> classes;
+  arrival_spec arrivals;
+  score_policy policy;
+  release_spec release;
+  run_spec run;
+  nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged
+
+  std::vector<std::string> class_names() const;
+};
+
+// Parses and validates. `file` names the source in errors; relative trace paths resolve
+// against `base_dir`. Throws sim::input_error.
+scenario parse_scenario(const nlohmann::json& j, const std::string& file, const std::string& base_dir);
+// Reads a file (malformed JSON is reported with line and column) and parses it.
+nlohmann::json read_json_file(const std::string& path);
+nlohmann::json parse_json_text(const std::string& text, const std::string& name);
+// Applies `--set /pointer=value` (value parsed as JSON, else taken as a string).
+void apply_override(nlohmann::json& j, const std::string& assignment);
+
+nlohmann::json to_json(const sim::distribution& d);
+nlohmann::json to_json(const scenario& s);
+
+}  // namespace waitroom::models

@@ -1,0 +1,86 @@
+#include <cmath>
+
+#include "reports/report.hpp"
+
+namespace waitroom::reports {
+
+using nlohmann::json;
+
+namespace {
+constexpr double percentiles[] = {0.5, 0.9, 0.95, 0.99, 0.999};
+constexpr const char* percentile_names[] = {"p50", "p90", "p95", "p99", "p999"};
+}  // namespace
+
+json wait_summary(const models::wait_stats& w) {
+  json s;
+  s["arrived"] = w.arrived;
+  s["released"] = w.released;
+  s["waiting_at_end"] = w.waiting_at_end;
+  json wait;
+  wait["count"] = w.wait_s.count();
+  wait["mean"] = w.wait_s.mean();
+  wait["stddev"] = w.wait_s.stddev();
+  wait["min"] = w.wait_s.min();
+  for (std::size_t i = 0; i < std::size(percentiles); ++i)
+    wait[percentile_names[i]] = w.wait_ns.quantile(percentiles[i]) * 1e-9;
+  wait["max"] = w.wait_s.max();
+  s["wait_s"] = wait;
+  json buckets = json::array();
+  for (const auto& b : w.wait_ns.nonzero_buckets()) buckets.push_back({b.lower, b.upper, b.count});
+  s["wait_histogram"] = {{"unit", "ns"},
+                         {"bucket", "[lower, upper) count"},
+                         {"max_relative_bucket_width", sim::log_histogram::max_relative_width},
+                         {"buckets", buckets}};
+  return s;
+}
+
+json result_json(const models::scenario& s, const models::room_result& r,
+                 std::string_view tool_version) {
+  json j;
+  j["schema_version"] = result_schema_version;
+  j["tool"] = {{"name", "waitroom"}, {"version", tool_version}};
+  j["seed"] = r.seed;
+  j["replication"] = r.replication;
+  j["scenario"] = models::to_json(s);
+  j["run"] = {{"stop_reason", r.stop_reason},
+              {"end_time_s", r.end_time_s},
+              {"events", r.events},
+              {"peak_queue_length", r.peak_queue_length},
+              {"peak_memory_bytes", r.peak_memory_bytes}};
+  j["classes"] = json::array();
+  for (std::size_t c = 0; c < r.by_class.size(); ++c) {
+    json cj = wait_summary(r.by_class[c]);
+    cj["name"] = r.class_names[c];
+    j["classes"].push_back(cj);
+  }
+  j["overall"] = wait_summary(r.overall);
+  double T = r.end_time_s;
+  j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;
+  double L = r.mean_queue_length();
+  double lambda = T > 0 ? static_cast<double>(r.overall.arrived) / T : 0.0;
+  double W = r.overall.wait_s.mean();
+  j["littles_law"] = {{"mean_queue_length", L},
+                      {"arrival_rate_per_s", lambda},
+                      {"mean_wait_s", W},
+                      {"relative_gap", L > 0 ? std::abs(L - lambda * W) / L : 0.0},
+                      {"note", "L = lambda W holds exactly when the run ends drained"}};
+  json q;
+  q["interval_s"] = s.run.sample_interval_s;
+  json t = json::array(), len = json::array(), rel = json::array();
+  json by_class = json::object();
+  for (const auto& name : r.class_names) by_class[name] = json::array();
+  for (const auto& smp : r.samples) {
+    t.push_back(smp.t_s);
+    len.push_back(smp.length);
+    rel.push_back(smp.released_in_interval);
+    for (std::size_t c = 0; c < r.class_names.size(); ++c) by_class[r.class_names[c]].push_back(smp.by_class[c]);
+  }
+  q["t_s"] = t;
+  q["length"] = len;
+  q["by_class"] = by_class;
+  q["released_since_previous"] = rel;
+  j["queue_length"] = q;
+  return j;
+}
+
+}  // namespace waitroom::reports

@@ -1,0 +1,34 @@
+// `waitroom`: parses the subcommand and hands over. No simulation logic here.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace waitroom::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      fmt::print("{}", usage());
+      return args.empty() ? exit_bad_input : exit_ok;
+    }
+    if (args[0] == "--version") {
+      fmt::print("waitroom {}\n", version);
+      return exit_ok;
+    }
+    std::string cmd = args[0];
+    args.erase(args.begin());
+    if (cmd == "run") return run_command(args);
+    if (cmd == "validate") return validate_command(args);
+    fmt::print(stderr, "waitroom: unknown command '{}' (commands: run, validate; see waitroom --help)\n", cmd);
+    return exit_bad_input;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "waitroom: internal error: {}\n", e.what());
+    return exit_internal;
+  }
+}
