@@ -63,7 +63,9 @@ json result_json(const models::scenario& s, const models::room_result& r,
                       {"arrival_rate_per_s", lambda},
                       {"mean_wait_s", W},
                       {"relative_gap", L > 0 ? std::abs(L - lambda * W) / L : 0.0},
-                      {"note", "L = lambda W holds exactly when the run ends drained"}};
+                      {"censored_wait_s", r.censored_wait_s},
+                      {"note", "L = lambda W holds exactly when the run ends drained; otherwise "
+                               "users still waiting (censored_wait_s) make the gap"}};
   json q;
   q["interval_s"] = s.run.sample_interval_s;
   json t = json::array(), len = json::array(), rel = json::array();

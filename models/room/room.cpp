@@ -56,7 +56,10 @@ std::size_t room::memory_bytes() const {
 
 room_result room::run() {
   using sim::sim_time;
-  if (sc_.arrivals.backlog_users > 0) sim_.schedule(sim_time{}, p_arrival, k_backlog);
+  if (sc_.arrivals.backlog_users > 0) {
+    backlog_pending_ = true;
+    sim_.schedule(sim_time{}, p_arrival, k_backlog);
+  }
   sim::arrival a{};
   if (arrivals_.next(arrival_rng_, a))
     sim_.schedule(a.time, p_arrival, k_arrival, static_cast<std::uint32_t>(a.user_class));
@@ -80,12 +83,18 @@ room_result room::run() {
     result_.by_class[c].waiting_at_end = waiting_by_class_[c];
     result_.overall.merge(result_.by_class[c]);
   }
+  // With the waits of users still queued, the area under the queue-length curve is exactly
+  // accounted for: area = sum of completed waits + censored waits (Little's law, sample path).
+  const std::int64_t end_ns = sim_.now().ns();
+  queue_.tree().for_range(0, queue_.zcard(), [&](zentry e) {
+    result_.censored_wait_s += static_cast<double>(end_ns - entry_ns_[e.id]) * 1e-9;
+  });
   // A final sample at the end time, unless the sampler just took one.
   if (result_.samples.empty() || result_.samples.back().t_s < result_.end_time_s) on_sample();
   return std::move(result_);
 }
 
-bool room::done() const { return !arrivals_open_ && queue_.zcard() == 0; }
+bool room::done() const { return !arrivals_open_ && !backlog_pending_ && queue_.zcard() == 0; }
 
 void room::handle(const sim::event& e) {
   switch (e.kind) {
@@ -97,6 +106,7 @@ void room::handle(const sim::event& e) {
     }
     case k_backlog:
       for (std::uint64_t i = 0; i < sc_.arrivals.backlog_users; ++i) enter(mix_.draw(class_rng_));
+      backlog_pending_ = false;
       break;
     case k_tick:
       on_tick();
@@ -151,6 +161,7 @@ void room::enter(std::uint32_t user_class) {
   account_queue_change();
   std::uint32_t slot = take_slot();
   entry_ns_[slot] = now.ns();
+  queue_.store().assign_token(slot, next_user_++);
   class_of_[slot] = static_cast<std::uint8_t>(user_class);
   queue_.zadd(sc_.policy.score(now, user_class, noise_rng_), slot);
   ++waiting_by_class_[user_class];

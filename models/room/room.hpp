@@ -44,6 +44,7 @@ struct room_result {
   std::uint64_t events = 0;
   std::uint64_t peak_queue_length = 0;
   double queue_length_area = 0;  // integral of queue length over time, user-seconds
+  double censored_wait_s = 0;    // time already waited by users still queued at the end
   std::uint64_t peak_memory_bytes = 0;
 
   double mean_queue_length() const { return end_time_s > 0 ? queue_length_area / end_time_s : 0.0; }
@@ -81,6 +82,8 @@ class room {
   sim::arrival_process arrivals_;
   sim::class_mix mix_;
   bool arrivals_open_ = true;
+  bool backlog_pending_ = false;
+  std::uint32_t next_user_ = 0;  // arrival serial: each visit gets its own token
 
   token_zset queue_;
   // Per user slot: entry time and class. Slots are reused once released.

@@ -228,9 +228,10 @@ class string_store {
   std::vector<std::uint32_t> free_;
 };
 
-// The simulator's members: user slots. Each slot's queue token is mix64(slot ^ salt), an
-// unpredictable 8-byte value, compared big-endian like its bytes would be. A slot is in
-// the set when its score is not NaN.
+// The simulator's members: user slots, reused after release. Each visit's queue token is
+// mix64(serial ^ salt) for the visit's serial number: an unpredictable 8-byte value, new for
+// every visit, compared big-endian like its bytes would be. The slot is in the set when its
+// score is not NaN.
 class token_store {
  public:
   using member_type = std::uint32_t;
@@ -243,21 +244,33 @@ class token_store {
     return slot;
   }
   std::uint32_t intern(std::uint32_t slot) {
-    while (scores_.size() <= slot) scores_.push_back(absent);
+    grow(slot);
     return slot;
+  }
+  // Gives the slot a new visit's token; by default a slot's serial is its own index.
+  void assign_token(std::uint32_t slot, std::uint32_t serial) {
+    grow(slot);
+    serials_[slot] = serial;
   }
   void release(std::uint32_t slot) { scores_[slot] = absent; }
   double score(std::uint32_t slot) const { return scores_[slot]; }
   void set_score(std::uint32_t slot, double s) { scores_[slot] = s; }
-  std::uint64_t token(std::uint32_t slot) const { return sim::mix64(slot ^ salt_); }
+  std::uint64_t token(std::uint32_t slot) const { return sim::mix64(serials_[slot] ^ salt_); }
   bool less_member(std::uint32_t a, std::uint32_t b) const { return token(a) < token(b); }
   std::uint32_t value(std::uint32_t slot) const { return slot; }
-  std::size_t memory_bytes() const { return scores_.memory_bytes(); }
+  std::size_t memory_bytes() const { return scores_.memory_bytes() + serials_.memory_bytes(); }
 
  private:
+  void grow(std::uint32_t slot) {
+    while (scores_.size() <= slot) {
+      serials_.push_back(static_cast<std::uint32_t>(scores_.size()));
+      scores_.push_back(absent);
+    }
+  }
   static constexpr double absent = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t salt_;
   sim::chunked_vector<double> scores_;
+  sim::chunked_vector<std::uint32_t> serials_;
 };
 
 using string_zset = zset<string_store>;

@@ -1,0 +1,140 @@
+// The engine against queueing theory. Each statistic is estimated from R independent
+// replications; the tolerance is the 99.9% Student-t interval of those replications (a
+// false failure rate of 0.1% per assertion with fresh seeds; the seeds are fixed, so the
+// outcome is deterministic). Replications start empty, a bias far below the interval
+// width at these run lengths (relaxation times are tens of seconds, runs 10^5 s).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/room/room.hpp"
+#include "sim/core/confidence.hpp"
+#include "support/test_support.hpp"
+
+using namespace waitroom;
+using testing_support::scenario_from;
+
+namespace {
+
+constexpr double level = 0.999;
+constexpr int replications = 30;
+
+double erlang_c(int c, double a) {
+  // Probability that an arrival waits in M/M/c with offered load a = lambda / mu.
+  double term = 1.0, sum = 0.0;
+  for (int k = 0; k < c; ++k) {
+    sum += term;
+    term *= a / (k + 1);
+  }
+  double last = term * c / (c - a);  // a^c / c! * 1 / (1 - rho)
+  return last / (sum + last);
+}
+
+std::string mmc_json(double lambda, int c, double horizon) {
+  return R"({"name": "mmc", "classes": [{"name": "all"}],
+    "arrivals": {"process": "poisson", "rate_per_s": )" + std::to_string(lambda) + R"(},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": )" + std::to_string(c) + R"(,
+                "session_s": {"dist": "exponential", "mean": 1.0}},
+    "run": {"horizon_s": )" + std::to_string(horizon) + R"(, "sample_interval_s": 1000}})";
+}
+
+struct replicated {
+  std::vector<std::vector<double>> mean_wait;  // per class
+  std::vector<double> p_wait;                  // overall P(wait > 0)
+};
+
+// Little's law on the sample path of every run: the area under the queue-length curve
+// equals the completed waits plus the waits of those still queued at the end.
+void check_little(const models::room_result& r) {
+  double completed = r.overall.wait_s.mean() * static_cast<double>(r.overall.wait_s.count());
+  double area = r.queue_length_area;
+  EXPECT_NEAR(area, completed + r.censored_wait_s, 1e-9 * area + 1e-9);
+  // And L = lambda W, up to the users still waiting at the end (bounded, not fitted).
+  double T = r.end_time_s;
+  double lambda_w = static_cast<double>(r.overall.arrived) / T * r.overall.wait_s.mean();
+  double slack = (r.censored_wait_s +
+                  static_cast<double>(r.overall.waiting_at_end) * r.overall.wait_s.mean()) / T;
+  EXPECT_LE(std::abs(r.mean_queue_length() - lambda_w), slack + 1e-9 * area);
+}
+
+replicated replicate(const models::scenario& s) {
+  replicated out;
+  out.mean_wait.resize(s.classes.size());
+  for (int rep = 0; rep < replications; ++rep) {
+    models::room_result r = models::run_scenario(s, s.seed, static_cast<std::uint64_t>(rep));
+    for (std::size_t c = 0; c < s.classes.size(); ++c)
+      out.mean_wait[c].push_back(r.by_class[c].wait_s.mean());
+    const auto& h = r.overall.wait_ns;
+    out.p_wait.push_back(1.0 - static_cast<double>(h.bucket(0)) / static_cast<double>(h.count()));
+    check_little(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(TheoryTools, StudentTQuantilesMatchTables) {
+  EXPECT_NEAR(sim::student_t_quantile(0.975, 10), 2.228139, 1e-5);
+  EXPECT_NEAR(sim::student_t_quantile(0.9995, 29), 3.659405, 1e-5);
+  EXPECT_NEAR(sim::student_t_quantile(0.975, 1000), 1.962339, 1e-5);
+  EXPECT_NEAR(erlang_c(1, 0.8), 0.8, 1e-12);  // M/M/1: P(wait) = rho
+  EXPECT_NEAR(erlang_c(2, 1.0), 1.0 / 3.0, 1e-12);
+}
+
+TEST(QueueingTheory, MM1MeanWaitAndProbabilityOfWaiting) {
+  auto s = scenario_from(mmc_json(0.8, 1, 100000));
+  auto r = replicate(s);
+  auto w = sim::mean_interval(r.mean_wait[0], level);
+  auto p = sim::mean_interval(r.p_wait, level);
+  const double wq = 0.8 / (1.0 - 0.8);  // rho / (mu - lambda) = 4.0
+  EXPECT_TRUE(w.contains(wq)) << w.mean << " +- " << w.half_width << " vs " << wq;
+  EXPECT_TRUE(p.contains(0.8)) << p.mean << " +- " << p.half_width;
+  EXPECT_LT(w.half_width, 0.05 * wq);  // the test has power: the interval is narrow
+}
+
+TEST(QueueingTheory, MMcMatchesErlangC) {
+  const double lambda = 3.5;
+  const int c = 4;
+  auto s = scenario_from(mmc_json(lambda, c, 60000));
+  auto r = replicate(s);
+  double pc = erlang_c(c, lambda);
+  double wq = pc / (c - lambda);
+  auto w = sim::mean_interval(r.mean_wait[0], level);
+  auto p = sim::mean_interval(r.p_wait, level);
+  EXPECT_TRUE(w.contains(wq)) << w.mean << " +- " << w.half_width << " vs " << wq;
+  EXPECT_TRUE(p.contains(pc)) << p.mean << " +- " << p.half_width << " vs " << pc;
+  EXPECT_LT(w.half_width, 0.05 * wq);
+}
+
+TEST(QueueingTheory, TwoClassPriorityMatchesCobham) {
+  // lambda1 = 0.2 (level 0), lambda2 = 0.6 (level 1), mu = 1, non-preemptive.
+  auto s = scenario_from(R"({"name": "prio",
+    "classes": [{"name": "vip", "share": 0.25, "level": 0}, {"name": "normal", "share": 0.75, "level": 1}],
+    "arrivals": {"process": "poisson", "rate_per_s": 0.8},
+    "queue": {"policy": "level", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 1, "session_s": {"dist": "exponential", "mean": 1.0}},
+    "run": {"horizon_s": 100000, "sample_interval_s": 1000}})");
+  auto r = replicate(s);
+  const double w0 = 0.8 * 2.0 / 2.0;              // sum lambda_i E[S^2] / 2
+  const double w1 = w0 / (1.0 - 0.2);              // 1.0
+  const double w2 = w0 / ((1.0 - 0.2) * (1.0 - 0.8));  // 5.0
+  auto v = sim::mean_interval(r.mean_wait[0], level);
+  auto n = sim::mean_interval(r.mean_wait[1], level);
+  EXPECT_TRUE(v.contains(w1)) << v.mean << " +- " << v.half_width << " vs " << w1;
+  EXPECT_TRUE(n.contains(w2)) << n.mean << " +- " << n.half_width << " vs " << w2;
+  EXPECT_LT(n.half_width, 0.05 * w2);
+}
+
+TEST(QueueingTheory, MD1MeanWaitMatchesPollaczekKhinchine) {
+  // Deterministic service checks the second moment path: Wq = lambda E[S^2] / (2 (1 - rho)).
+  auto s = scenario_from(R"({"name": "md1", "classes": [{"name": "all"}],
+    "arrivals": {"process": "poisson", "rate_per_s": 0.7},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 1, "session_s": {"dist": "deterministic", "value": 1.0}},
+    "run": {"horizon_s": 60000, "sample_interval_s": 1000}})");
+  auto r = replicate(s);
+  const double wq = 0.7 * 1.0 / (2.0 * 0.3);
+  auto w = sim::mean_interval(r.mean_wait[0], level);
+  EXPECT_TRUE(w.contains(wq)) << w.mean << " +- " << w.half_width << " vs " << wq;
+}
