@@ -99,7 +99,7 @@ std::vector<user_class> read_classes(const object_reader& top) {
   double total = 0;
   for (const auto& u : out) total += u.share;
   if (std::abs(total - 1.0) > 1e-9)
-    top.fail("classes", "class shares that sum to 1", fmt::format("a sum of {}", total));
+    top.fail("classes", "class shares that sum to 1", fmt::format("a sum of {:.9g}", total));
   return out;
 }
 

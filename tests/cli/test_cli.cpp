@@ -1,0 +1,153 @@
+// The `waitroom` program as a user runs it: exit codes, messages, files, determinism.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+outcome run(const std::string& args) {
+  static int n = 0;
+  fs::path dir = fs::path(testing::TempDir()) / "cli";
+  fs::create_directories(dir);
+  fs::path out = dir / ("out" + std::to_string(n) + ".txt");
+  fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
+  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " >" + out.string() + " 2>" +
+                    err.string() + " </dev/null";
+  int status = std::system(cmd.c_str());
+  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+}
+
+std::string scenario(const std::string& name) {
+  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+}  // namespace
+
+TEST(Cli, HelpAndVersion) {
+  auto h = run("--help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("waitroom run [SCENARIO]"), std::string::npos);
+  EXPECT_NE(h.out.find("examples:"), std::string::npos);
+  auto v = run("--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("waitroom ", 0), 0u);
+  EXPECT_EQ(run("").code, 2);
+  auto u = run("frobnicate");
+  EXPECT_EQ(u.code, 2);
+  EXPECT_NE(u.err.find("unknown command 'frobnicate'"), std::string::npos);
+}
+
+TEST(Cli, SameSeedGivesByteIdenticalJson) {
+  std::string s = scenario("clinic.json");
+  auto a = run("run " + s + " --format json --seed 3");
+  auto b = run("run " + s + " --format json --seed 3");
+  auto c = run("run " + s + " --format json --seed 4");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(j["scenario"]["seed"], 3);  // the effective scenario is echoed
+  EXPECT_EQ(j["scenario"]["release"]["batch"], 6);
+  EXPECT_EQ(j["classes"][0]["name"], "vip");
+  EXPECT_TRUE(j["classes"][0]["wait_s"].contains("p999"));
+  EXPECT_FALSE(j["classes"][0]["wait_histogram"]["buckets"].empty());
+}
+
+TEST(Cli, SetOverridesAndOutFile) {
+  fs::path out = fs::path(testing::TempDir()) / "result.json";
+  fs::remove(out);
+  auto r = run("run " + scenario("clinic.json") + " --set /release/batch=8 --set /queue/policy=fifo --out " +
+               out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(slurp(out));
+  EXPECT_EQ(j["scenario"]["release"]["batch"], 8);
+  EXPECT_EQ(j["scenario"]["queue"]["policy"], "fifo");
+}
+
+TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
+  fs::path out = fs::path(testing::TempDir()) / "never.json";
+  fs::remove(out);
+  auto r = run("run " + scenario("clinic.json") + " --set /release/batch=-1 --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("clinic.json: /release/batch: expected an integer from 1"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+
+  auto missing = run("run /nonexistent/x.json");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/x.json: expected a readable scenario file"),
+            std::string::npos);
+
+  auto flag = run("run --sed 3");
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_NE(flag.err.find("waitroom run"), std::string::npos) << flag.err;
+
+  auto fmt = run("run --format xml");
+  EXPECT_EQ(fmt.code, 2);
+  EXPECT_NE(fmt.err.find("--format: expected table or json, found 'xml'"), std::string::npos);
+
+  auto unwritable = run("run " + scenario("clinic.json") + " --out /nonexistent/dir/r.json");
+  EXPECT_EQ(unwritable.code, 4);
+}
+
+TEST(Cli, ValidatePrintsTheEffectiveScenario) {
+  auto v = run("validate " + scenario("mmc_validation.json"));
+  ASSERT_EQ(v.code, 0) << v.err;
+  auto j = nlohmann::json::parse(v.out);
+  EXPECT_EQ(j["release"]["slots"], 4);
+  EXPECT_EQ(j["queue"]["time_unit"], "us");
+  EXPECT_EQ(run("validate").code, 2);
+}
+
+// Every shipped scenario validates, runs, and keeps its books: arrivals are released or
+// still waiting, and the queue-length integral matches the waits (Little's law).
+TEST(Cli, EveryShippedScenarioRuns) {
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(WAITROOM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "scenario.schema.json")
+      continue;
+    ++seen;
+    SCOPED_TRACE(entry.path().string());
+    auto r = run("run " + entry.path().string() + " --format json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const auto& all = j["overall"];
+    EXPECT_EQ(all["arrived"].get<std::uint64_t>(),
+              all["released"].get<std::uint64_t>() + all["waiting_at_end"].get<std::uint64_t>());
+    EXPECT_GT(all["released"].get<std::uint64_t>(), 0u);
+    const auto& ll = j["littles_law"];
+    double area = ll["mean_queue_length"].get<double>() * j["run"]["end_time_s"].get<double>();
+    double waits = all["wait_s"]["mean"].get<double>() * all["released"].get<double>() +
+                   ll["censored_wait_s"].get<double>();
+    EXPECT_NEAR(area, waits, 1e-6 * area + 1e-9);
+  }
+  EXPECT_GE(seen, 4);
+}
+
+TEST(Cli, DefaultRunUsesTheEmbeddedConcertPresale) {
+  auto r = run("run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("scenario concert-presale"), std::string::npos);
+  EXPECT_NE(r.out.find("vip"), std::string::npos);
+}

@@ -1,0 +1,139 @@
+// Bad scenarios get one clear message: file, JSON pointer, expected, found.
+#include <gtest/gtest.h>
+
+#include "models/scenario/json_reader.hpp"
+#include "models/scenario/scenario.hpp"
+#include "sim/core/input_error.hpp"
+#include "support/test_support.hpp"
+
+using namespace waitroom;
+using testing_support::scenario_from;
+
+namespace {
+
+const std::string good = R"({"name": "t",
+  "classes": [{"name": "vip", "share": 0.2, "offset_ms": 10000}, {"name": "normal", "share": 0.8}],
+  "arrivals": {"process": "poisson", "rate_per_s": 10},
+  "queue": {"policy": "offset"},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 5},
+  "run": {"horizon_s": 100}})";
+
+// Applies --set style overrides to the good scenario and expects the exact message.
+void expect_error(const std::vector<std::string>& sets, const std::string& message) {
+  auto j = models::parse_json_text(good, "test.json");
+  try {
+    for (const auto& s : sets) models::apply_override(j, s);
+    models::parse_scenario(j, "test.json", ".");
+    ADD_FAILURE() << "no error for " << sets.front();
+  } catch (const sim::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+}  // namespace
+
+TEST(Scenario, GoodScenarioLoadsWithDefaults) {
+  auto s = scenario_from(good);
+  EXPECT_EQ(s.classes.size(), 2u);
+  EXPECT_EQ(s.policy.order, models::ordering::offset);
+  EXPECT_EQ(s.policy.unit, models::time_unit::ms);
+  EXPECT_DOUBLE_EQ(s.policy.offset_units[0], 10000.0);
+  EXPECT_DOUBLE_EQ(s.classes[1].level, 1.0);  // default level is the class's position
+  EXPECT_EQ(s.release.batch, 5u);
+  EXPECT_EQ(s.release.interval, sim::sim_time::from_ms(200));
+  // The effective scenario reads back to the same scenario.
+  auto again = models::parse_scenario(models::to_json(s), "echo.json", ".");
+  EXPECT_EQ(models::to_json(again), models::to_json(s));
+}
+
+TEST(Scenario, UnknownKeySuggestsTheNearest) {
+  expect_error({"/relase={}"},
+               "test.json: /relase: expected a known key, found unknown key 'relase' (did you "
+               "mean 'release'?)");
+  expect_error({"/release/intervall_ms=100"},
+               "test.json: /release/intervall_ms: expected a known key, found unknown key "
+               "'intervall_ms' (did you mean 'interval_ms'?)");
+  expect_error({"/zzz=1"},
+               "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
+               "$schema, name, description, seed, classes, arrivals, queue, release, run, sla)");
+}
+
+TEST(Scenario, WrongTypesAndRanges) {
+  expect_error({"/release/batch=\"ten\""},
+               "test.json: /release/batch: expected an integer from 1 to 2147483648, found a "
+               "string (\"ten\")");
+  expect_error({"/release/batch=2.5"},
+               "test.json: /release/batch: expected an integer from 1 to 2147483648, found a "
+               "number (2.5)");
+  expect_error({"/arrivals/rate_per_s=-3"},
+               "test.json: /arrivals/rate_per_s: expected a number > 0 and <= 1000000000, found a "
+               "number (-3)");
+  expect_error({"/release/interval_ms=0"},
+               "test.json: /release/interval_ms: expected a number > 0 and <= 3153600000000, "
+               "found a number (0)");
+  expect_error({"/classes/1/share=0.7"},
+               "test.json: /classes: expected class shares that sum to 1, found a sum of 0.9");
+  expect_error({"/classes/1/name=\"vip\""},
+               "test.json: /classes/1/name: expected a name not used by another class, found "
+               "\"vip\" again");
+  expect_error({"/queue/policy=\"fifoo\""},
+               "test.json: /queue/policy: expected one of: fifo, offset, level, found a string "
+               "(\"fifoo\") (did you mean 'fifo'?)");
+  expect_error({"/classes=[]"},
+               "test.json: /classes: expected an array of at least 1 item, found an array ([])");
+  expect_error({"/run={}"},
+               "test.json: /run/horizon_s: expected a horizon, since Poisson arrivals never end, "
+               "found none");
+}
+
+TEST(Scenario, KeysOfAnotherModeAreNamed) {
+  expect_error({"/release/slots=4"},
+               "test.json: /release/slots: expected no 'slots' in release mode 'tick', found "
+               "'slots' ('slots' belongs to mode 'concurrency')");
+  expect_error({"/arrivals/segments=[]"},
+               "test.json: /arrivals/segments: expected no 'segments' for process 'poisson', found "
+               "'segments' ('segments' belongs to process 'piecewise')");
+}
+
+TEST(Scenario, DistributionsAreChecked) {
+  expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
+                "\"exponential\",\"mean\":0}}"},
+               "test.json: /release/session_s/mean: expected a number > 0 and <= 3153600000, found "
+               "a number (0)");
+  expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
+                "\"exponential\",\"scale\":1}}"},
+               "test.json: /release/session_s/scale: expected a parameter of the exponential "
+               "distribution (mean), found 'scale'");
+  expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
+                "\"weibull\"}}"},
+               "test.json: /release/session_s/dist: expected one of: deterministic, exponential, "
+               "uniform, normal, lognormal, gamma, erlang, empirical, found a string "
+               "(\"weibull\")");
+}
+
+TEST(Scenario, MalformedJsonGivesLineAndColumn) {
+  try {
+    models::parse_json_text("{\n  \"name\": \"x\",\n  oops\n}", "bad.json");
+    ADD_FAILURE();
+  } catch (const sim::input_error& e) {
+    EXPECT_EQ(e.where(), "bad.json: line 3, column 3");
+    EXPECT_EQ(e.expected(), "well-formed JSON");
+  }
+  EXPECT_THROW(models::read_json_file("/nonexistent/scenario.json"), sim::input_error);
+}
+
+TEST(Scenario, OverridesNeedAPointerAndValue) {
+  auto j = models::parse_json_text(good, "t");
+  EXPECT_THROW(models::apply_override(j, "release/batch=3"), sim::input_error);
+  EXPECT_THROW(models::apply_override(j, "/release/batch"), sim::input_error);
+  models::apply_override(j, "/queue/policy=fifo");  // a bare word is a string
+  EXPECT_EQ(j["queue"]["policy"], "fifo");
+  models::apply_override(j, "/release/batch=7");
+  EXPECT_EQ(j["release"]["batch"], 7);
+}
+
+TEST(Scenario, NearestSuggestsOnlyPlausibleTypos) {
+  EXPECT_EQ(models::nearest("relase", {"release", "run"}), "release");
+  EXPECT_EQ(models::nearest("qqqqqqqq", {"release", "run"}), "");
+  EXPECT_EQ(models::edit_distance("kitten", "sitting"), 3u);
+}
