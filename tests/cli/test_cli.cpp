@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -26,7 +28,8 @@ std::string slurp(const fs::path& p) {
 
 outcome run(const std::string& args) {
   static int n = 0;
-  fs::path dir = fs::path(testing::TempDir()) / "cli";
+  // ctest runs each case in its own process, in parallel: the pid keeps files apart.
+  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path out = dir / ("out" + std::to_string(n) + ".txt");
   fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
@@ -75,7 +78,7 @@ TEST(Cli, SameSeedGivesByteIdenticalJson) {
 }
 
 TEST(Cli, SetOverridesAndOutFile) {
-  fs::path out = fs::path(testing::TempDir()) / "result.json";
+  fs::path out = fs::path(testing::TempDir()) / ("result_" + std::to_string(::getpid()) + ".json");
   fs::remove(out);
   auto r = run("run " + scenario("clinic.json") + " --set /release/batch=8 --set /queue/policy=fifo --out " +
                out.string());
@@ -86,7 +89,7 @@ TEST(Cli, SetOverridesAndOutFile) {
 }
 
 TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
-  fs::path out = fs::path(testing::TempDir()) / "never.json";
+  fs::path out = fs::path(testing::TempDir()) / ("never_" + std::to_string(::getpid()) + ".json");
   fs::remove(out);
   auto r = run("run " + scenario("clinic.json") + " --set /release/batch=-1 --out " + out.string());
   EXPECT_EQ(r.code, 2);

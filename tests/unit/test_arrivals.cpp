@@ -3,6 +3,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "sim/core/arrivals.hpp"
 #include "sim/core/input_error.hpp"
 
@@ -36,7 +38,7 @@ TEST(Arrivals, ClassMixFollowsShares) {
 }
 
 TEST(Arrivals, TraceReplayAndErrors) {
-  std::string path = testing::TempDir() + "/trace.csv";
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_trace.csv";
   {
     std::ofstream f(path);
     f << "timestamp_s,class,user_id\n0.5,vip,7\n# comment\n1.25,normal\n1.25,normal,9\n";

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "models/room/room.hpp"
 #include "support/test_support.hpp"
 
@@ -12,7 +14,7 @@ using testing_support::scenario_from;
 
 namespace {
 std::string write_trace(const std::string& name, const std::string& body) {
-  std::string path = testing::TempDir() + "/" + name;
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path) << body;
   return path;
 }
