@@ -42,9 +42,11 @@ struct score_policy {
     return static_cast<double>(t.ns() / per);
   }
 
-  double score(sim::sim_time arrival, std::uint32_t user_class, sim::rng& noise_rng) const {
+  // `u` in [0, 1) is the user's own uniform draw for the random suffix; it is derived from
+  // the user's token serial, so the score can be recomputed rather than stored.
+  double score(sim::sim_time arrival, std::uint32_t user_class, double u) const {
     double s = timestamp(arrival);
-    if (noise > 0.0) s += noise * noise_rng.uniform01();
+    if (noise > 0.0) s += noise * u;
     switch (order) {
       case ordering::fifo:
         return s;

@@ -36,11 +36,12 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
     : sc_(s),
       arrival_rng_(seed, replication, "arrivals"),
       class_rng_(seed, replication, "class"),
-      noise_rng_(seed, replication, "score_noise"),
       service_rng_(seed, replication, "service"),
+      token_salt_(sim::rng(seed, replication, "tokens").next()),
+      noise_salt_(sim::rng(seed, replication, "score_noise").next()),
       arrivals_(make_arrivals(s.arrivals)),
       mix_(shares_of(s)),
-      queue_(sim::mix64(seed ^ 0x746f6b656e73ULL)),  // token salt: differs per seed
+      queue_(this),
       waiting_by_class_(s.classes.size(), 0) {
   result_.seed = seed;
   result_.replication = replication;
@@ -51,7 +52,7 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
 
 std::size_t room::memory_bytes() const {
   return queue_.memory_bytes() + entry_ns_.memory_bytes() + class_of_.memory_bytes() +
-         free_slots_.capacity() * sizeof(std::uint32_t) + sim_.queue().memory_bytes();
+         queued_.memory_bytes() + sim_.queue().memory_bytes();
 }
 
 room_result room::run() {
@@ -128,16 +129,6 @@ void room::on_arrival() {
     arrivals_open_ = false;
 }
 
-std::uint32_t room::take_slot() {
-  if (!free_slots_.empty()) {
-    std::uint32_t s = free_slots_.back();
-    free_slots_.pop_back();
-    return s;
-  }
-  entry_ns_.push_back(0);
-  return static_cast<std::uint32_t>(class_of_.push_back(0));
-}
-
 void room::account_queue_change() {
   std::int64_t now = sim_.now().ns();
   result_.queue_length_area +=
@@ -159,32 +150,40 @@ void room::enter(std::uint32_t user_class) {
     return;
   }
   account_queue_change();
-  std::uint32_t slot = take_slot();
-  entry_ns_[slot] = now.ns();
-  queue_.store().assign_token(slot, next_user_++);
-  class_of_[slot] = static_cast<std::uint8_t>(user_class);
-  queue_.zadd(sc_.policy.score(now, user_class, noise_rng_), slot);
+  const std::uint32_t user = next_user_++;
+  entry_ns_.push(user, now.ns());
+  class_of_.push(user, static_cast<std::uint8_t>(user_class));
+  queued_.push(user, false);
+  std::size_t empty = 0;
+  if (liveness_.born(user, empty)) free_block(empty);
+  queue_.zadd(score_of(user), user);
   ++waiting_by_class_[user_class];
   result_.peak_queue_length = std::max<std::uint64_t>(result_.peak_queue_length, queue_.zcard());
 }
 
-void room::admit(std::uint32_t slot) {
-  const std::int64_t wait = sim_.now().ns() - entry_ns_[slot];
-  const std::uint32_t c = class_of_[slot];
+void room::free_block(std::size_t b) {
+  entry_ns_.free_block(b);
+  class_of_.free_block(b);
+  queued_.free_block(b);
+}
+
+void room::admit(std::uint32_t user) {
+  const std::int64_t wait = sim_.now().ns() - entry_ns_[user];
+  const std::uint32_t c = class_of_[user];
   auto& st = result_.by_class[c];
   st.wait_s.add(static_cast<double>(wait) * 1e-9);
   st.wait_ns.add(wait);
   ++st.released;
   --waiting_by_class_[c];
   ++released_since_sample_;
-  free_slots_.push_back(slot);
+  if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
 void room::on_tick() {
   if (queue_.zcard() > 0) {
     account_queue_change();
     peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
-    queue_.pop_min(sc_.release.batch, [this](std::uint32_t slot, double) { admit(slot); });
+    queue_.pop_min(sc_.release.batch, [this](std::uint32_t user, double) { admit(user); });
   }
   sim_.schedule(sim_.now() + sc_.release.interval, p_release, k_tick);
 }
@@ -195,7 +194,7 @@ void room::on_session_end() {
     return;
   }
   account_queue_change();
-  queue_.pop_min(1, [this](std::uint32_t slot, double) { admit(slot); });
+  queue_.pop_min(1, [this](std::uint32_t user, double) { admit(user); });
   sim_.schedule(sim_.now() + sim::sim_time::from_seconds(std::max(0.0, sc_.release.session.sample(service_rng_))),
                 p_release, k_session_end);
 }

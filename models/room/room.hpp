@@ -7,7 +7,7 @@
 
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
-#include "sim/core/chunked_vector.hpp"
+#include "sim/core/serial_table.hpp"
 #include "sim/core/histogram.hpp"
 #include "sim/core/moments.hpp"
 #include "sim/core/random.hpp"
@@ -61,6 +61,17 @@ class room {
 
   std::size_t memory_bytes() const;
 
+  // The queue's view of a user (see derived_store). Users are indexed by their visit
+  // serial; the token is computed from it (no memory access on score ties) and the score is
+  // a pure function of entry time, class and serial, so neither is stored.
+  std::uint64_t token_of(std::uint32_t user) const { return sim::mix64(user ^ token_salt_); }
+  double score_of(std::uint32_t user) const {
+    double u = static_cast<double>(sim::mix64(user ^ noise_salt_) >> 11) * 0x1.0p-53;
+    return sc_.policy.score(sim::sim_time::from_ns(entry_ns_[user]), class_of_[user], u);
+  }
+  bool is_queued(std::uint32_t user) const { return queued_[user]; }
+  void set_queued(std::uint32_t user, bool q) { queued_[user] = q; }
+
  private:
   enum kind : std::uint32_t { k_arrival, k_backlog, k_tick, k_session_end, k_sample };
   // At equal times: arrivals first, then releases, then the sampler sees the result.
@@ -71,25 +82,28 @@ class room {
   void on_tick();
   void on_session_end();
   void on_sample();
-  void admit(std::uint32_t slot);
+  void admit(std::uint32_t user);
+  void free_block(std::size_t b);
   void account_queue_change();
-  std::uint32_t take_slot();
 
   const scenario& sc_;
   sim::simulator sim_;
   // Streams: the same seed gives the same customers whatever the policy (common random numbers).
-  sim::rng arrival_rng_, class_rng_, noise_rng_, service_rng_;
+  sim::rng arrival_rng_, class_rng_, service_rng_;
+  std::uint64_t token_salt_, noise_salt_;  // per (seed, replication): tokens and score noise
   sim::arrival_process arrivals_;
   sim::class_mix mix_;
   bool arrivals_open_ = true;
   bool backlog_pending_ = false;
-  std::uint32_t next_user_ = 0;  // arrival serial: each visit gets its own token
+  std::uint32_t next_user_ = 0;  // the next visit's serial
 
-  token_zset queue_;
-  // Per user slot: entry time and class. Slots are reused once released.
-  sim::chunked_vector<std::int64_t> entry_ns_;
-  sim::chunked_vector<std::uint8_t> class_of_;
-  std::vector<std::uint32_t> free_slots_;
+  zset<derived_store<room>> queue_;
+  // Per user (by serial): entry time, class, whether queued. Blocks of users who have all
+  // left are freed.
+  sim::serial_table<std::int64_t> entry_ns_;
+  sim::serial_table<std::uint8_t> class_of_;
+  sim::serial_table<bool> queued_;
+  sim::block_liveness liveness_;
 
   std::uint32_t free_servers_ = 0;
   std::vector<std::uint64_t> waiting_by_class_;

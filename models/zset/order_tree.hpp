@@ -2,7 +2,7 @@
 // An order-statistics B+tree of (score, member id) entries, ordered as Redis orders a
 // sorted set: by score, then by the member's bytes. Member bytes live in a Store (see
 // zset.hpp); the tree keeps only a 32-bit id per entry (12 bytes a member in a leaf) and
-// asks the store to compare two ids only when their scores tie.
+// asks the store for the ids' tie keys (member bytes) only when their scores tie.
 //
 // Invariants: every inner node keeps, for each child, the child's entry count and the
 // exact smallest key of the child's subtree (so separators never name a removed member,
@@ -12,6 +12,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "sim/core/chunked_vector.hpp"
@@ -40,27 +41,47 @@ class order_tree {
 
   bool less(double sa, std::uint32_t ia, double sb, std::uint32_t ib) const {
     if (sa != sb) return sa < sb;
-    return ia != ib && store_->less_member(ia, ib);
+    return ia != ib && store_->tie_key(ia) < store_->tie_key(ib);
+  }
+
+  // A search key whose member bytes (tie key) are looked up once, not at every tie.
+  struct probe {
+    double score;
+    std::uint32_t id;
+    decltype(std::declval<const Store&>().tie_key(0u)) tie;
+  };
+  probe make_probe(double score, std::uint32_t id) const { return {score, id, store_->tie_key(id)}; }
+  // entry < probe
+  bool entry_less(double s, std::uint32_t i, const probe& p) const {
+    if (s != p.score) return s < p.score;
+    return i != p.id && store_->tie_key(i) < p.tie;
+  }
+  // probe < entry
+  bool probe_less(const probe& p, double s, std::uint32_t i) const {
+    if (p.score != s) return p.score < s;
+    return i != p.id && p.tie < store_->tie_key(i);
   }
 
   void insert(double score, std::uint32_t id) {
+    const probe key = make_probe(score, id);
     std::array<step, max_height> path;
     std::uint32_t node = root_;
     for (int d = 0; d < height_; ++d) {
       inner& in = inners_[node];
-      std::uint32_t i = route(in, score, id);
+      std::uint32_t i = route(in, key);
       path[d] = {node, i};
       ++in.count[i];
       node = in.child[i];
     }
     ++size_;
     leaf& lf = leaves_[node];
-    std::uint32_t pos = lower_bound(lf, score, id);
+    std::uint32_t pos = lower_bound(lf, key);
     if (lf.n < leaf_capacity) {
       leaf_insert(lf, pos, score, id);
       if (pos == 0) fix_min_upward(path, height_, score, id);
       return;
     }
+    if (height_ > 0 && redistribute(path, node, pos, score, id)) return;
     // Split. An append keeps the left leaf full (sequential inserts pack leaves densely);
     // otherwise cut at the insertion point or the middle, whichever is later, so that runs
     // of ascending inserts in the middle (VIPs cutting in) also fill leaves.
@@ -82,16 +103,17 @@ class order_tree {
   }
 
   bool erase(double score, std::uint32_t id) {
+    const probe key = make_probe(score, id);
     std::array<step, max_height> path;
     std::uint32_t node = root_;
     for (int d = 0; d < height_; ++d) {
       const inner& in = inners_[node];
-      std::uint32_t i = route(in, score, id);
+      std::uint32_t i = route(in, key);
       path[d] = {node, i};
       node = in.child[i];
     }
     leaf& lf = leaves_[node];
-    std::uint32_t pos = lower_bound(lf, score, id);
+    std::uint32_t pos = lower_bound(lf, key);
     if (pos >= lf.n || lf.score[pos] != score || lf.id[pos] != id) return false;
     for (int d = 0; d < height_; ++d) --inners_[path[d].node].count[path[d].index];
     --size_;
@@ -138,7 +160,8 @@ class order_tree {
 
   // Number of entries that come before (score, id) in the order.
   std::size_t rank(double score, std::uint32_t id) const {
-    return count_prefix([&](double s, std::uint32_t i) { return less(s, i, score, id); });
+    const probe key = make_probe(score, id);
+    return count_prefix([&](double s, std::uint32_t i) { return entry_less(s, i, key); });
   }
   // Number of entries with score < s (or <= s when inclusive).
   std::size_t count_below(double s, bool inclusive) const {
@@ -229,11 +252,11 @@ class order_tree {
   }
 
   // The child whose subtree holds the key: the last child whose minimum is <= key.
-  std::uint32_t route(const inner& in, double score, std::uint32_t id) const {
+  std::uint32_t route(const inner& in, const probe& key) const {
     std::uint32_t lo = 1, hi = in.n;  // find first i in [1, n) with key < min[i]
     while (lo < hi) {
       std::uint32_t mid = (lo + hi) / 2;
-      if (less(score, id, in.min_score[mid], in.min_id[mid]))
+      if (probe_less(key, in.min_score[mid], in.min_id[mid]))
         hi = mid;
       else
         lo = mid + 1;
@@ -241,11 +264,11 @@ class order_tree {
     return lo - 1;
   }
 
-  std::uint32_t lower_bound(const leaf& lf, double score, std::uint32_t id) const {
+  std::uint32_t lower_bound(const leaf& lf, const probe& key) const {
     std::uint32_t lo = 0, hi = lf.n;
     while (lo < hi) {
       std::uint32_t mid = (lo + hi) / 2;
-      if (less(lf.score[mid], lf.id[mid], score, id))
+      if (entry_less(lf.score[mid], lf.id[mid], key))
         lo = mid + 1;
       else
         hi = mid;
@@ -306,6 +329,61 @@ class order_tree {
       in.min_id[path[d].index] = id;
       if (path[d].index != 0) break;
     }
+  }
+
+  // A full leaf that has a sibling with room shifts entries into it instead of splitting
+  // (as in a B*-tree), so random inserts (VIPs landing among score ties) keep leaves dense.
+  // Returns false when neither sibling has room for at least two entries.
+  bool redistribute(const std::array<step, max_height>& path, std::uint32_t node, std::uint32_t pos,
+                    double score, std::uint32_t id) {
+    const step& up = path[height_ - 1];
+    inner& in = inners_[up.node];
+    const std::uint32_t i = up.index;
+    leaf& lf = leaves_[node];
+    if (i + 1 < in.n && in.count[i + 1] + 2 <= leaf_capacity) {
+      leaf& r = leaves_[in.child[i + 1]];
+      std::uint32_t t = (leaf_capacity - r.n + 1) / 2;  // move the last t entries right
+      std::memmove(r.score + t, r.score, r.n * sizeof(double));
+      std::memmove(r.id + t, r.id, r.n * sizeof(std::uint32_t));
+      std::memcpy(r.score, lf.score + (lf.n - t), t * sizeof(double));
+      std::memcpy(r.id, lf.id + (lf.n - t), t * sizeof(std::uint32_t));
+      r.n += t;
+      lf.n -= t;
+      in.count[i] -= t;  // it was already counted with the new entry
+      in.count[i + 1] += t;
+      if (pos <= lf.n) {
+        leaf_insert(lf, pos, score, id);
+        if (pos == 0) fix_min_upward(path, height_, score, id);
+      } else {
+        leaf_insert(r, pos - lf.n, score, id);
+        --in.count[i];
+        ++in.count[i + 1];
+      }
+      in.min_score[i + 1] = r.score[0];
+      in.min_id[i + 1] = r.id[0];
+      return true;
+    }
+    if (i > 0 && in.count[i - 1] + 2 <= leaf_capacity) {
+      leaf& l = leaves_[in.child[i - 1]];
+      std::uint32_t t = (leaf_capacity - l.n + 1) / 2;  // move the first t entries left
+      std::memcpy(l.score + l.n, lf.score, t * sizeof(double));
+      std::memcpy(l.id + l.n, lf.id, t * sizeof(std::uint32_t));
+      l.n += t;
+      leaf_erase(lf, 0, t);
+      in.count[i] -= t;
+      in.count[i - 1] += t;
+      if (pos < t) {  // the new key sorts among the moved ones: it goes left too
+        leaf_insert(l, l.n - t + pos, score, id);
+        --in.count[i];
+        ++in.count[i - 1];
+      } else {
+        leaf_insert(lf, pos - t, score, id);
+      }
+      in.min_score[i] = lf.score[0];  // i > 0: no ancestor holds this minimum
+      in.min_id[i] = lf.id[0];
+      return true;
+    }
+    return false;
   }
 
   // Child path[depth-1].index of node path[depth-1].node was split: it now holds left_count

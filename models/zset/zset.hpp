@@ -4,6 +4,7 @@
 // to 32-bit ids and holds each member's score (Redis's dict); two stores exist:
 // string_store for arbitrary byte strings, token_store for the simulator, whose members are
 // user slots with 8-byte pseudo-random tokens computed, not stored.
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -145,19 +146,23 @@ class zset {
   std::vector<std::pair<value_type, double>> zpopmin(std::int64_t count = 1) {
     if (count < 0) throw zset_error("ERR value is out of range, must be positive");
     std::vector<std::pair<value_type, double>> out;
-    pop_min(static_cast<std::size_t>(count),
-            [&](std::uint32_t id, double score) { out.emplace_back(store_.value(id), score); });
+    std::size_t n = std::min(static_cast<std::size_t>(count), tree_.size());
+    tree_.pop_front(n, [&](zentry e) {
+      out.emplace_back(store_.value(e.id), e.score);
+      store_.release(e.id);
+    });
     return out;
   }
 
-  // The simulator's atomic "ZRANGE 0 N-1 + ZREM" step: f(id, score) for each of the first n
-  // members, which leave the set. Returns how many left.
+  // The simulator's atomic "ZRANGE 0 N-1 + ZREM" step: the first n members leave the set,
+  // and f(id, score) is called for each after it has left (f may forget the member).
+  // Returns how many left.
   template <class F>
   std::size_t pop_min(std::size_t n, F&& f) {
     n = std::min(n, tree_.size());
     tree_.pop_front(n, [&](zentry e) {
-      f(e.id, e.score);
       store_.release(e.id);
+      f(e.id, e.score);
     });
     return n;
   }
@@ -211,8 +216,9 @@ class string_store {
   }
   double score(std::uint32_t id) const { return scores_[id]; }
   void set_score(std::uint32_t id, double s) { scores_[id] = s; }
-  // std::string compares as unsigned bytes, shorter prefix first: Redis's order.
-  bool less_member(std::uint32_t a, std::uint32_t b) const { return names_[a] < names_[b]; }
+  // The bytes that order equal scores. std::string_view compares as unsigned bytes, a
+  // shorter prefix first: Redis's order.
+  std::string_view tie_key(std::uint32_t id) const { return names_[id]; }
   std::string value(std::uint32_t id) const { return names_[id]; }
   std::size_t memory_bytes() const {
     std::size_t b = names_.capacity() * sizeof(std::string) + scores_.capacity() * sizeof(double);
@@ -256,7 +262,7 @@ class token_store {
   double score(std::uint32_t slot) const { return scores_[slot]; }
   void set_score(std::uint32_t slot, double s) { scores_[slot] = s; }
   std::uint64_t token(std::uint32_t slot) const { return sim::mix64(serials_[slot] ^ salt_); }
-  bool less_member(std::uint32_t a, std::uint32_t b) const { return token(a) < token(b); }
+  std::uint64_t tie_key(std::uint32_t slot) const { return token(slot); }
   std::uint32_t value(std::uint32_t slot) const { return slot; }
   std::size_t memory_bytes() const { return scores_.memory_bytes() + serials_.memory_bytes(); }
 
@@ -271,6 +277,40 @@ class token_store {
   std::uint64_t salt_;
   sim::chunked_vector<double> scores_;
   sim::chunked_vector<std::uint32_t> serials_;
+};
+
+// Members are users of an Owner's table, whose scores are not stored but derived from the
+// users' state. Owner provides `double score_of(uint32_t)`, `uint64_t token_of(uint32_t)`
+// (the member bytes) and `is_queued`/`set_queued`. zadd must be given the derived score
+// (checked in debug builds); a user is re-ranked by removing it, changing the state its
+// score derives from, and adding it again. Saves 8 bytes a member over a stored score.
+template <class Owner>
+class derived_store {
+ public:
+  using member_type = std::uint32_t;
+  using value_type = std::uint32_t;
+
+  explicit derived_store(Owner* owner) : owner_(owner) {}
+
+  std::optional<std::uint32_t> find(std::uint32_t user) const {
+    if (!owner_->is_queued(user)) return std::nullopt;
+    return user;
+  }
+  std::uint32_t intern(std::uint32_t user) {
+    owner_->set_queued(user, true);
+    return user;
+  }
+  void release(std::uint32_t user) { owner_->set_queued(user, false); }
+  double score(std::uint32_t user) const { return owner_->score_of(user); }
+  void set_score([[maybe_unused]] std::uint32_t user, [[maybe_unused]] double s) {
+    assert(s == owner_->score_of(user));
+  }
+  std::uint64_t tie_key(std::uint32_t user) const { return owner_->token_of(user); }
+  std::uint32_t value(std::uint32_t user) const { return user; }
+  std::size_t memory_bytes() const { return 0; }  // all state lives in the owner
+
+ private:
+  Owner* owner_;
 };
 
 using string_zset = zset<string_store>;

@@ -17,7 +17,9 @@ class chunked_vector {
   std::size_t size() const { return size_; }
 
   std::size_t push_back(const T& v) {
-    if (size_ == blocks_.size() * block_size) blocks_.push_back(std::make_unique<T[]>(block_size));
+    // for_overwrite: no zeroing; every element is written before it is read.
+    if (size_ == blocks_.size() * block_size)
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(block_size));
     (*this)[size_] = v;
     return size_++;
   }

@@ -1,1 +1,106 @@
-int main() { return 0; }
+// waitroom_bench: end-to-end throughput and memory of the engine on the issue's two
+// reference workloads. Reports the median of several runs (this machine is noisy).
+//
+//   waitroom_bench [--runs N] [--scale F] [--only NAME]
+//
+// (a) priority_mm1: two-class non-preemptive priority M/M/1 (lambda 0.2 + 0.6, mu 1),
+//     10M customers, level-prefix policy, concurrency release with one slot.
+// (b) flash_crowd: 10M users arrive within 60 s, 20% VIP with a 10 s offset, 200 ms ticks
+//     releasing 3,334 users each (drains in about 10 minutes).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/room/room.hpp"
+#include "models/scenario/scenario.hpp"
+
+using namespace waitroom;
+
+namespace {
+
+struct workload {
+  std::string name;
+  std::string json;
+};
+
+std::vector<workload> workloads(double scale) {
+  double n = 10e6 * scale;
+  std::string mm1 = fmt::format(R"({{"name": "priority_mm1",
+    "classes": [{{"name": "vip", "share": 0.25, "level": 0}}, {{"name": "normal", "share": 0.75, "level": 1}}],
+    "arrivals": {{"process": "piecewise", "segments": [{{"duration_s": {}, "rate_per_s": 0.8}}]}},
+    "queue": {{"policy": "level", "time_unit": "us"}},
+    "release": {{"mode": "concurrency", "slots": 1, "session_s": {{"dist": "exponential", "mean": 1.0}}}},
+    "run": {{"sample_interval_s": 100000}}}})",
+                                n / 0.8);
+  std::string flash = fmt::format(R"({{"name": "flash_crowd",
+    "classes": [{{"name": "vip", "share": 0.2, "offset_ms": 10000}}, {{"name": "normal", "share": 0.8}}],
+    "arrivals": {{"process": "piecewise", "segments": [{{"duration_s": 60, "rate_per_s": {}}}]}},
+    "queue": {{"policy": "offset", "time_unit": "ms"}},
+    "release": {{"mode": "tick", "interval_ms": 200, "batch": {}}},
+    "run": {{"sample_interval_s": 1}}}})",
+                                  n / 60.0, static_cast<int>(n / 3000.0 + 1));
+  return {{"priority_mm1", mm1}, {"flash_crowd", flash}};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+long max_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 5;
+  double scale = 1.0;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--scale" && i + 1 < argc) {
+      scale = std::atof(argv[++i]);
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      fmt::print(stderr, "usage: waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd]\n");
+      return 2;
+    }
+  }
+  fmt::print("{:<14} {:>11} {:>14} {:>14} {:>12} {:>16} {:>12}\n", "workload", "customers",
+             "customers/s", "events/s", "wall_s", "bytes/waiting", "peak_wait");
+  for (const auto& w : workloads(scale)) {
+    if (!only.empty() && w.name != only) continue;
+    auto s = models::parse_scenario(models::parse_json_text(w.json, w.name), w.name, ".");
+    std::vector<double> cps, eps, wall, bpu;
+    std::uint64_t customers = 0, peak = 0;
+    for (int r = 0; r < runs; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto res = models::run_scenario(s, 1, static_cast<std::uint64_t>(r));
+      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      customers = res.overall.arrived;
+      peak = res.peak_queue_length;
+      cps.push_back(static_cast<double>(customers) / dt);
+      eps.push_back(static_cast<double>(res.events) / dt);
+      wall.push_back(dt);
+      bpu.push_back(peak ? static_cast<double>(res.peak_memory_bytes) / static_cast<double>(peak) : 0.0);
+    }
+    fmt::print("{:<14} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
+               median(cps), median(eps), median(wall), median(bpu), peak);
+  }
+  fmt::print("process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);
+  return 0;
+}

@@ -67,3 +67,34 @@ TEST(Simulator, StopsAtHorizonAndMaxEvents) {
   EXPECT_EQ(s.run(m, {}), stop_reason::drained);
   EXPECT_EQ(m.handled, 1000);
 }
+
+#include "sim/core/serial_table.hpp"
+
+TEST(SerialTable, BlocksAreFreedOnceWhenTheirEntitiesAreGone) {
+  serial_table<int> t;
+  block_liveness live;
+  const auto n = static_cast<std::uint32_t>(3 * serial_block_size);
+  std::size_t freed_by_birth = 0, freed_by_death = 0, empty = 0;
+  // Block 0 empties before block 1 begins (freed by the birth that completes it); block 1
+  // empties after block 2 began (freed by the death).
+  for (std::uint32_t i = 0; i < n; ++i) {
+    t.push(i, static_cast<int>(i));
+    if (live.born(i, empty)) {
+      t.free_block(empty);
+      ++freed_by_birth;
+    }
+    ASSERT_EQ(t[i], static_cast<int>(i));
+    if (i < serial_block_size && live.died(i)) ++freed_by_death;  // block 0 dies young
+  }
+  for (std::uint32_t i = static_cast<std::uint32_t>(serial_block_size); i < 2 * serial_block_size; ++i)
+    if (live.died(i)) {
+      t.free_block(i >> serial_block_bits);
+      ++freed_by_death;
+    }
+  EXPECT_EQ(freed_by_birth, 1u);
+  EXPECT_EQ(freed_by_death, 1u);
+  EXPECT_EQ(live.live_in(2), serial_block_size);
+  // One block left, plus the pointer vector.
+  EXPECT_LT(t.memory_bytes(), 2 * serial_block_size * sizeof(int));
+  EXPECT_GE(t.memory_bytes(), serial_block_size * sizeof(int));
+}

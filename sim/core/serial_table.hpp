@@ -1,0 +1,78 @@
+#pragma once
+// A table indexed by ever-increasing serial numbers (one per entity, never reused), kept in
+// fixed-size blocks. A block whose entities are all gone is freed, in any order, so memory
+// follows the entities alive now rather than all that ever lived. The caller tracks
+// liveness (see block_liveness) and frees blocks.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace waitroom::sim {
+
+inline constexpr unsigned serial_block_bits = 14;
+inline constexpr std::size_t serial_block_size = std::size_t{1} << serial_block_bits;
+
+template <class T>
+class serial_table {
+ public:
+  T& operator[](std::uint32_t i) { return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)]; }
+  const T& operator[](std::uint32_t i) const {
+    return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)];
+  }
+  // Writes element i, the next serial (i == number of elements pushed so far).
+  void push(std::uint32_t i, const T& v) {
+    std::size_t b = i >> serial_block_bits;
+    if (b == blocks_.size()) {
+      // for_overwrite: no zeroing; every element is written before it is read.
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(serial_block_size));
+      ++live_blocks_;
+    }
+    (*this)[i] = v;
+  }
+  void free_block(std::size_t b) {
+    blocks_[b].reset();
+    --live_blocks_;
+  }
+  std::size_t memory_bytes() const {
+    return live_blocks_ * serial_block_size * sizeof(T) +
+           blocks_.capacity() * sizeof(std::unique_ptr<T[]>);
+  }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  std::size_t live_blocks_ = 0;
+};
+
+// Counts live entities per block; says when a finished block has emptied.
+class block_liveness {
+ public:
+  // Entity i (the next serial) is born. Returns true, with the block in `empty`, when
+  // this completes an earlier block whose entities had all gone already.
+  bool born(std::uint32_t i, std::size_t& empty) {
+    std::size_t b = i >> serial_block_bits;
+    bool freed = false;
+    if (b == live_.size()) {
+      freed = b > 0 && live_[b - 1] == 0;
+      empty = b - 1;
+      live_.push_back(0);
+    }
+    ++live_[b];
+    next_ = std::uint64_t{i} + 1;
+    return freed;
+  }
+  // True when entity i's block is now empty and complete (no serial will be added to it).
+  bool died(std::uint32_t i) {
+    std::size_t b = i >> serial_block_bits;
+    return --live_[b] == 0 && complete(b);
+  }
+  // Complete once the next block has begun: a block emptied before that is freed by born(),
+  // after it by died(), never by both.
+  bool complete(std::size_t b) const { return (b + 1) * serial_block_size < next_; }
+  std::uint32_t live_in(std::size_t b) const { return live_[b]; }
+
+ private:
+  std::vector<std::uint32_t> live_;
+  std::uint64_t next_ = 0;
+};
+
+}  // namespace waitroom::sim
