@@ -234,7 +234,7 @@ class order_tree {
       i = free_leaves_.back();
       free_leaves_.pop_back();
     } else {
-      i = static_cast<std::uint32_t>(leaves_.push_back(leaf{}));
+      i = static_cast<std::uint32_t>(leaves_.emplace_uninitialized());
     }
     leaves_[i].n = 0;
     return i;
@@ -245,7 +245,7 @@ class order_tree {
       i = free_inners_.back();
       free_inners_.pop_back();
     } else {
-      i = static_cast<std::uint32_t>(inners_.push_back(inner{}));
+      i = static_cast<std::uint32_t>(inners_.emplace_uninitialized());
     }
     inners_[i].n = 0;
     return i;
@@ -545,7 +545,7 @@ class order_tree {
   }
 
   const Store* store_;
-  sim::chunked_vector<leaf, 8> leaves_;
+  sim::chunked_vector<leaf, 11> leaves_;  // 2048 leaves: 3 MiB blocks, huge pages
   sim::chunked_vector<inner, 6> inners_;
   std::vector<std::uint32_t> free_leaves_;
   std::vector<std::uint32_t> free_inners_;

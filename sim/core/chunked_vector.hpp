@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include "sim/core/block_alloc.hpp"
+
 namespace waitroom::sim {
 
 template <class T, unsigned BlockBits = 14>
@@ -17,19 +19,22 @@ class chunked_vector {
   std::size_t size() const { return size_; }
 
   std::size_t push_back(const T& v) {
-    // for_overwrite: no zeroing; every element is written before it is read.
-    if (size_ == blocks_.size() * block_size)
-      blocks_.push_back(std::make_unique_for_overwrite<T[]>(block_size));
-    (*this)[size_] = v;
+    std::size_t i = emplace_uninitialized();
+    (*this)[i] = v;
+    return i;
+  }
+  // Adds an element without writing it (for large PODs the caller fills in part by part).
+  std::size_t emplace_uninitialized() {
+    if (size_ == blocks_.size() * block_size) blocks_.push_back(allocate_block<T>(block_size));
     return size_++;
   }
   std::size_t memory_bytes() const {
     return blocks_.size() * block_size * sizeof(T) +
-           blocks_.capacity() * sizeof(std::unique_ptr<T[]>);
+           blocks_.capacity() * sizeof(blocks_[0]);
   }
 
  private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
+  std::vector<std::unique_ptr<T[], free_deleter>> blocks_;
   std::size_t size_ = 0;
 };
 

@@ -7,9 +7,12 @@
 #include <memory>
 #include <vector>
 
+#include "sim/core/block_alloc.hpp"
+
 namespace waitroom::sim {
 
-inline constexpr unsigned serial_block_bits = 14;
+// 2^18 users a block: 2 MiB of entry times, a huge page.
+inline constexpr unsigned serial_block_bits = 18;
 inline constexpr std::size_t serial_block_size = std::size_t{1} << serial_block_bits;
 
 template <class T>
@@ -23,8 +26,7 @@ class serial_table {
   void push(std::uint32_t i, const T& v) {
     std::size_t b = i >> serial_block_bits;
     if (b == blocks_.size()) {
-      // for_overwrite: no zeroing; every element is written before it is read.
-      blocks_.push_back(std::make_unique_for_overwrite<T[]>(serial_block_size));
+      blocks_.push_back(allocate_block<T>(serial_block_size));
       ++live_blocks_;
     }
     (*this)[i] = v;
@@ -35,11 +37,11 @@ class serial_table {
   }
   std::size_t memory_bytes() const {
     return live_blocks_ * serial_block_size * sizeof(T) +
-           blocks_.capacity() * sizeof(std::unique_ptr<T[]>);
+           blocks_.capacity() * sizeof(blocks_[0]);
   }
 
  private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
+  std::vector<std::unique_ptr<T[], free_deleter>> blocks_;
   std::size_t live_blocks_ = 0;
 };
 
