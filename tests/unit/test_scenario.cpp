@@ -137,3 +137,53 @@ TEST(Scenario, NearestSuggestsOnlyPlausibleTypos) {
   EXPECT_EQ(models::nearest("qqqqqqqq", {"release", "run"}), "");
   EXPECT_EQ(models::edit_distance("kitten", "sitting"), 3u);
 }
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+// The JSON Schema shipped for editors lists exactly the keys the loader accepts: the
+// loader names its valid keys when it meets an unknown one.
+TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
+  std::ifstream f(testing_support::source_path("scenarios/scenario.schema.json"));
+  std::stringstream text;
+  text << f.rdbuf();
+  auto schema = models::parse_json_text(text.str(), "scenario.schema.json");
+  struct place {
+    std::string override_prefix;  // where to put the unknown key
+    std::string schema_pointer;   // the matching "properties" in the schema
+    std::vector<std::string> setup;
+  };
+  std::vector<place> places = {
+      {"", "/properties", {}},
+      {"/classes/0", "/properties/classes/items/properties", {}},
+      {"/arrivals", "/properties/arrivals/properties", {}},
+      {"/arrivals/segments/0", "/properties/arrivals/properties/segments/items/properties",
+       {"/arrivals={\"process\":\"piecewise\",\"segments\":[{\"duration_s\":1,\"rate_per_s\":1}]}"}},
+      {"/queue", "/properties/queue/properties", {}},
+      {"/release", "/properties/release/properties", {}},
+      {"/run", "/properties/run/properties", {}},
+  };
+  for (const auto& p : places) {
+    SCOPED_TRACE(p.schema_pointer);
+    auto j = models::parse_json_text(good, "test.json");
+    for (const auto& s : p.setup) models::apply_override(j, s);
+    models::apply_override(j, p.override_prefix + "/zzzz_unknown=1");
+    std::string message;
+    try {
+      models::parse_scenario(j, "test.json", ".");
+    } catch (const sim::input_error& e) {
+      message = e.what();
+    }
+    auto at = message.find("valid keys here: ");
+    ASSERT_NE(at, std::string::npos) << message;
+    std::string list = message.substr(at + 17, message.size() - at - 18);
+    std::set<std::string> loader;
+    std::stringstream ss(list);
+    for (std::string k; std::getline(ss, k, ',');) loader.insert(k.substr(k.find_first_not_of(' ')));
+    std::set<std::string> documented;
+    for (const auto& [k, v] : schema[nlohmann::json::json_pointer(p.schema_pointer)].items())
+      documented.insert(k);
+    EXPECT_EQ(loader, documented);
+  }
+}

@@ -1,0 +1,33 @@
+# Shared by the scripts: install missing Debian packages, configure and build.
+# shellcheck shell=bash
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${WAITROOM_BUILD_DIR:-$repo_root/build}"
+
+build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-dev
+                nlohmann-json3-dev libeigen3-dev)
+test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema)
+
+# Installs whichever of the named packages are missing, saying which.
+ensure_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "waitroom: installing Debian packages: ${missing[*]}" >&2
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# Configures once (Release unless told otherwise) and builds what is stale.
+build() {
+  local extra=("$@")
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${WAITROOM_BUILD_TYPE:-Release}" "${extra[@]}" >&2
+  fi
+  cmake --build "$build_dir" -j"$(nproc)" >&2
+}
