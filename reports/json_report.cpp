@@ -64,8 +64,9 @@ json result_json(const models::scenario& s, const models::room_result& r,
                       {"mean_wait_s", W},
                       {"relative_gap", L > 0 ? std::abs(L - lambda * W) / L : 0.0},
                       {"censored_wait_s", r.censored_wait_s},
-                      {"note", "L = lambda W holds exactly when the run ends drained; otherwise "
-                               "users still waiting (censored_wait_s) make the gap"}};
+                      {"note",
+                       "L = lambda W holds exactly when the run ends drained; otherwise "
+                       "users still waiting (censored_wait_s) make the gap"}};
   json q;
   q["interval_s"] = s.run.sample_interval_s;
   json t = json::array(), len = json::array(), rel = json::array();
@@ -75,7 +76,8 @@ json result_json(const models::scenario& s, const models::room_result& r,
     t.push_back(smp.t_s);
     len.push_back(smp.length);
     rel.push_back(smp.released_in_interval);
-    for (std::size_t c = 0; c < r.class_names.size(); ++c) by_class[r.class_names[c]].push_back(smp.by_class[c]);
+    for (std::size_t c = 0; c < r.class_names.size(); ++c)
+      by_class[r.class_names[c]].push_back(smp.by_class[c]);
   }
   q["t_s"] = t;
   q["length"] = len;

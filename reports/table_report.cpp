@@ -15,7 +15,8 @@ std::string seconds(double s) {
 std::string row(const std::string& name, const models::wait_stats& w) {
   return fmt::format("{:<12} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
                      w.arrived, w.released, w.waiting_at_end, seconds(w.wait_s.mean()),
-                     seconds(w.wait_ns.quantile(0.5) * 1e-9), seconds(w.wait_ns.quantile(0.9) * 1e-9),
+                     seconds(w.wait_ns.quantile(0.5) * 1e-9),
+                     seconds(w.wait_ns.quantile(0.9) * 1e-9),
                      seconds(w.wait_ns.quantile(0.99) * 1e-9),
                      seconds(w.wait_ns.quantile(0.999) * 1e-9), seconds(w.wait_s.max()));
 }
@@ -32,8 +33,9 @@ std::string result_table(const models::scenario& s, const models::room_result& r
   for (std::size_t c = 0; c < r.by_class.size(); ++c) out += row(r.class_names[c], r.by_class[c]);
   if (r.by_class.size() > 1) out += row("all", r.overall);
   double T = r.end_time_s;
-  out += fmt::format("\nthroughput {:.1f} users/s, mean queue length {:.1f}\n",
-                     T > 0 ? static_cast<double>(r.overall.released) / T : 0.0, r.mean_queue_length());
+  out +=
+      fmt::format("\nthroughput {:.1f} users/s, mean queue length {:.1f}\n",
+                  T > 0 ? static_cast<double>(r.overall.released) / T : 0.0, r.mean_queue_length());
   return out;
 }
 

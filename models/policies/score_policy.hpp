@@ -20,9 +20,9 @@ inline constexpr double level_multiplier = 1e13;  // seed 000 §2.2: level x 10^
 struct score_policy {
   ordering order = ordering::offset;
   time_unit unit = time_unit::ms;
-  double noise = 0.0;                 // random suffix in [0, noise) time units
-  std::vector<double> offset_units;   // per class, already in time units
-  std::vector<double> level;          // per class
+  double noise = 0.0;                // random suffix in [0, noise) time units
+  std::vector<double> offset_units;  // per class, already in time units
+  std::vector<double> level;         // per class
 
   static double unit_ns(time_unit u) {
     switch (u) {

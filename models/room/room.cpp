@@ -13,6 +13,8 @@ void wait_stats::merge(const wait_stats& o) {
 }
 
 namespace {
+constexpr std::size_t max_samples = 10'000'000;
+
 sim::arrival_process make_arrivals(const arrival_spec& a) {
   switch (a.kind) {
     case arrival_kind::poisson:
@@ -66,7 +68,8 @@ room_result room::run() {
     sim_.schedule(a.time, p_arrival, k_arrival, static_cast<std::uint32_t>(a.user_class));
   else
     arrivals_open_ = false;
-  if (sc_.release.mode == release_mode::tick) sim_.schedule(sc_.release.interval, p_release, k_tick);
+  if (sc_.release.mode == release_mode::tick)
+    sim_.schedule(sc_.release.interval, p_release, k_tick);
   sim_.schedule(sim_time{}, p_sample, k_sample);
 
   sim::stop_conditions stop;
@@ -95,7 +98,9 @@ room_result room::run() {
   return std::move(result_);
 }
 
-bool room::done() const { return !arrivals_open_ && !backlog_pending_ && queue_.zcard() == 0; }
+bool room::done() const {
+  return !arrivals_open_ && !backlog_pending_ && queue_.zcard() == 0;
+}
 
 void room::handle(const sim::event& e) {
   switch (e.kind) {
@@ -145,8 +150,9 @@ void room::enter(std::uint32_t user_class) {
     result_.by_class[user_class].wait_ns.add(0);
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
-    sim_.schedule(now + sim::sim_time::from_seconds(std::max(0.0, sc_.release.session.sample(service_rng_))),
-                  p_release, k_session_end);
+    sim_.schedule(
+        now + sim::sim_time::from_seconds(std::max(0.0, sc_.release.session.sample(service_rng_))),
+        p_release, k_session_end);
     return;
   }
   account_queue_change();
@@ -195,7 +201,8 @@ void room::on_session_end() {
   }
   account_queue_change();
   queue_.pop_min(1, [this](std::uint32_t user, double) { admit(user); });
-  sim_.schedule(sim_.now() + sim::sim_time::from_seconds(std::max(0.0, sc_.release.session.sample(service_rng_))),
+  sim_.schedule(sim_.now() + sim::sim_time::from_seconds(
+                                 std::max(0.0, sc_.release.session.sample(service_rng_))),
                 p_release, k_session_end);
 }
 
@@ -204,8 +211,10 @@ void room::on_sample() {
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
-  if (!done())
-    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(sc_.run.sample_interval_s), p_sample, k_sample);
+  // A run without a horizon could sample without end; the cap keeps memory bounded.
+  if (!done() && result_.samples.size() < max_samples)
+    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(sc_.run.sample_interval_s), p_sample,
+                  k_sample);
 }
 
 room_result run_scenario(const scenario& s, std::uint64_t seed, std::uint64_t replication) {

@@ -7,10 +7,10 @@
 
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
-#include "sim/core/serial_table.hpp"
 #include "sim/core/histogram.hpp"
 #include "sim/core/moments.hpp"
 #include "sim/core/random.hpp"
+#include "sim/core/serial_table.hpp"
 #include "sim/core/simulator.hpp"
 
 namespace waitroom::models {
@@ -19,8 +19,8 @@ struct wait_stats {
   std::uint64_t arrived = 0;
   std::uint64_t released = 0;
   std::uint64_t waiting_at_end = 0;
-  sim::running_moments wait_s;   // entry -> release, seconds
-  sim::log_histogram wait_ns;    // the same waits, for quantiles
+  sim::running_moments wait_s;  // entry -> release, seconds
+  sim::log_histogram wait_ns;   // the same waits, for quantiles
 
   void merge(const wait_stats& o);
 };

@@ -104,8 +104,8 @@ object_reader::object_reader(const json& j, std::string file, std::string pointe
       for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
       hint = "valid keys here: " + all;
     }
-    throw sim::input_error(file_ + ": " + this->pointer(key), "a known key", "unknown key '" + key + "'",
-                           hint);
+    throw sim::input_error(file_ + ": " + this->pointer(key), "a known key",
+                           "unknown key '" + key + "'", hint);
   }
 }
 
@@ -114,7 +114,9 @@ void object_reader::fail(const std::string& key, const std::string& expected,
   throw sim::input_error(file_ + ": " + pointer(key), expected, found, hint);
 }
 
-const json& object_reader::get(const std::string& key) const { return j_.at(key); }
+const json& object_reader::get(const std::string& key) const {
+  return j_.at(key);
+}
 
 double object_reader::number(const std::string& key, std::optional<double> fallback,
                              number_range range) const {
@@ -147,7 +149,8 @@ std::int64_t object_reader::integer(const std::string& key, std::optional<std::i
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
     fail(key, expected, describe(v));
   double d = v.get<double>();
-  if (d < static_cast<double>(min) || d > static_cast<double>(max)) fail(key, expected, describe(v));
+  if (d < static_cast<double>(min) || d > static_cast<double>(max))
+    fail(key, expected, describe(v));
   return v.is_number_float() ? static_cast<std::int64_t>(d) : v.get<std::int64_t>();
 }
 
@@ -198,7 +201,8 @@ std::optional<object_reader> object_reader::object(const std::string& key,
 }
 
 const json& object_reader::array(const std::string& key, std::size_t min_size) const {
-  std::string expected = fmt::format("an array of at least {} item{}", min_size, min_size == 1 ? "" : "s");
+  std::string expected =
+      fmt::format("an array of at least {} item{}", min_size, min_size == 1 ? "" : "s");
   if (!has(key)) fail(key, expected, "nothing (the key is required)");
   const json& v = get(key);
   if (!v.is_array() || v.size() < min_size) fail(key, expected, describe(v));

@@ -44,7 +44,8 @@ class object_reader {
   [[noreturn]] void fail(const std::string& key, const std::string& expected,
                          const std::string& found, const std::string& hint = {}) const;
 
-  double number(const std::string& key, std::optional<double> fallback, number_range range = {}) const;
+  double number(const std::string& key, std::optional<double> fallback,
+                number_range range = {}) const;
   std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback,
                        std::int64_t min, std::int64_t max) const;
   bool boolean(const std::string& key, bool fallback) const;

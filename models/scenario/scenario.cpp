@@ -16,10 +16,12 @@ namespace {
 
 constexpr double max_seconds = sim::max_input_seconds;
 constexpr std::int64_t max_users = std::int64_t{1} << 31;
+constexpr double max_samples = 1e7;  // queue-length samples a run may record
 
 sim::distribution read_distribution(const object_reader& parent, const std::string& key) {
   const object_reader r = *parent.object(
-      key, {"dist", "value", "mean", "min", "max", "stddev", "shape", "scale", "k", "samples"}, true);
+      key, {"dist", "value", "mean", "min", "max", "stddev", "shape", "scale", "k", "samples"},
+      true);
   std::string kind = r.choice("dist", std::nullopt,
                               {"deterministic", "exponential", "uniform", "normal", "lognormal",
                                "gamma", "erlang", "empirical"});
@@ -36,15 +38,16 @@ sim::distribution read_distribution(const object_reader& parent, const std::stri
     if (k != "dist" && std::find(params.begin(), params.end(), k) == params.end()) {
       std::string all;
       for (const auto& p : params) all += (all.empty() ? "" : ", ") + p;
-      r.fail(k, "a parameter of the " + kind + " distribution (" + all + ")",
-             "'" + k + "'");
+      r.fail(k, "a parameter of the " + kind + " distribution (" + all + ")", "'" + k + "'");
     }
   }
   const number_range non_negative{0.0};
   const number_range positive{0.0, std::numeric_limits<double>::infinity(), true};
   const number_range positive_time{0.0, max_seconds, true};
-  if (kind == "deterministic") return sim::distribution::constant(r.number("value", std::nullopt, {0.0, max_seconds}));
-  if (kind == "exponential") return sim::distribution::exponential(r.number("mean", std::nullopt, positive_time));
+  if (kind == "deterministic")
+    return sim::distribution::constant(r.number("value", std::nullopt, {0.0, max_seconds}));
+  if (kind == "exponential")
+    return sim::distribution::exponential(r.number("mean", std::nullopt, positive_time));
   if (kind == "uniform") {
     double lo = r.number("min", std::nullopt, {0.0, max_seconds});
     double hi = r.number("max", std::nullopt, {lo, max_seconds, true});
@@ -91,7 +94,8 @@ std::vector<user_class> read_classes(const object_reader& top) {
       c.fail("name", "a non-empty name without commas or newlines", "\"" + u.name + "\"");
     if (!names.insert(u.name).second)
       c.fail("name", "a name not used by another class", "\"" + u.name + "\" again");
-    u.share = c.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0});
+    u.share =
+        c.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0});
     u.level = c.number("level", static_cast<double>(i), {0.0, 899.0});
     u.offset_ms = c.number("offset_ms", 0.0, {0.0, max_seconds * 1e3});
     out.push_back(u);
@@ -105,7 +109,8 @@ std::vector<user_class> read_classes(const object_reader& top) {
 
 arrival_spec read_arrivals(const object_reader& top, const std::vector<std::string>& class_names,
                            const std::string& base_dir) {
-  auto r = *top.object("arrivals", {"process", "rate_per_s", "segments", "trace_file", "backlog_users"}, true);
+  auto r = *top.object("arrivals",
+                       {"process", "rate_per_s", "segments", "trace_file", "backlog_users"}, true);
   arrival_spec a;
   std::string kind = r.choice("process", std::nullopt, {"poisson", "piecewise", "trace"});
   auto only = [&](const std::string& key, const std::string& process) {
@@ -195,15 +200,32 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
   run_spec run;
   auto r = top.object("run", {"horizon_s", "max_events", "sample_interval_s"}, false);
   if (r) {
-    if (r->has("horizon_s")) run.horizon_s = r->number("horizon_s", std::nullopt, {0.0, max_seconds, true});
-    run.max_events = static_cast<std::uint64_t>(r->integer("max_events", 0, 0, std::int64_t{1} << 62));
+    if (r->has("horizon_s"))
+      run.horizon_s = r->number("horizon_s", std::nullopt, {0.0, max_seconds, true});
+    run.max_events =
+        static_cast<std::uint64_t>(r->integer("max_events", 0, 0, std::int64_t{1} << 62));
     run.sample_interval_s = r->number("sample_interval_s", 1.0, {1e-6, max_seconds});
   }
-  bool unbounded = arrivals.kind == arrival_kind::poisson ||
-                   (arrivals.kind == arrival_kind::piecewise && std::isinf(arrivals.segments.back().duration_s));
+  bool unbounded =
+      arrivals.kind == arrival_kind::poisson ||
+      (arrivals.kind == arrival_kind::piecewise && std::isinf(arrivals.segments.back().duration_s));
   if (unbounded && !run.horizon_s)
     throw sim::input_error(top.file() + ": /run/horizon_s",
                            "a horizon, since Poisson arrivals never end", "none");
+  if (run.horizon_s) {
+    double rate = arrivals.kind == arrival_kind::poisson     ? arrivals.rate_per_s
+                  : arrivals.kind == arrival_kind::piecewise ? arrivals.segments.back().rate_per_s
+                                                             : 0.0;
+    double expected = rate * *run.horizon_s + static_cast<double>(arrivals.backlog_users);
+    if (unbounded && expected > static_cast<double>(max_users))
+      throw sim::input_error(top.file() + ": /run/horizon_s",
+                             "a horizon with fewer than 2^31 expected users",
+                             fmt::format("{} s at {} users/s", *run.horizon_s, rate));
+    if (*run.horizon_s / run.sample_interval_s > max_samples)
+      throw sim::input_error(top.file() + ": /run/sample_interval_s",
+                             fmt::format("at most {:.0f} samples over the horizon", max_samples),
+                             fmt::format("{} s over {} s", run.sample_interval_s, *run.horizon_s));
+  }
   return run;
 }
 
@@ -266,7 +288,8 @@ json read_json_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw sim::input_error(path, "a scenario file", "a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw sim::input_error(path, "a readable scenario file", "no such file or no permission");
+  if (!in)
+    throw sim::input_error(path, "a readable scenario file", "no such file or no permission");
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_json_text(buf.str(), path);
@@ -337,7 +360,8 @@ json to_json(const scenario& s) {
   j["seed"] = s.seed;
   j["classes"] = json::array();
   for (const auto& c : s.classes)
-    j["classes"].push_back({{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}});
+    j["classes"].push_back(
+        {{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}});
   json a;
   switch (s.arrivals.kind) {
     case arrival_kind::poisson:
@@ -400,6 +424,8 @@ const char* to_string(time_unit u) {
   return "ms";
 }
 
-const char* to_string(release_mode m) { return m == release_mode::tick ? "tick" : "concurrency"; }
+const char* to_string(release_mode m) {
+  return m == release_mode::tick ? "tick" : "concurrency";
+}
 
 }  // namespace waitroom::models

@@ -28,8 +28,8 @@ struct arrival_spec {
   arrival_kind kind = arrival_kind::poisson;
   double rate_per_s = 0.0;
   std::vector<sim::rate_segment> segments;
-  std::string trace_file;                  // as written in the scenario
-  std::vector<sim::trace_record> trace;    // loaded records
+  std::string trace_file;                // as written in the scenario
+  std::vector<sim::trace_record> trace;  // loaded records
   std::uint64_t backlog_users = 0;
 };
 
@@ -55,7 +55,8 @@ struct scenario {
 
 // Parses and validates. `file` names the source in errors; relative trace paths resolve
 // against `base_dir`. Throws sim::input_error.
-scenario parse_scenario(const nlohmann::json& j, const std::string& file, const std::string& base_dir);
+scenario parse_scenario(const nlohmann::json& j, const std::string& file,
+                        const std::string& base_dir);
 // Reads a file (malformed JSON is reported with line and column) and parses it.
 nlohmann::json read_json_file(const std::string& path);
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);

@@ -50,7 +50,9 @@ class order_tree {
     std::uint32_t id;
     decltype(std::declval<const Store&>().tie_key(0u)) tie;
   };
-  probe make_probe(double score, std::uint32_t id) const { return {score, id, store_->tie_key(id)}; }
+  probe make_probe(double score, std::uint32_t id) const {
+    return {score, id, store_->tie_key(id)};
+  }
   // entry < probe
   bool entry_less(double s, std::uint32_t i, const probe& p) const {
     if (s != p.score) return s < p.score;

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <optional>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <boost/program_options.hpp>
 
 #include "default_scenario.hpp"
 #include "models/room/room.hpp"
@@ -80,7 +80,8 @@ common_args parse_args(const std::string& command, const std::vector<std::string
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw sim::input_error("waitroom " + command, "valid arguments (see waitroom --help)", e.what());
+    throw sim::input_error("waitroom " + command, "valid arguments (see waitroom --help)",
+                           e.what());
   }
   common_args a;
   if (vm.count("scenario")) a.scenario_path = vm["scenario"].as<std::string>();
@@ -143,9 +144,8 @@ int run_command(const std::vector<std::string>& args) {
     models::room_result r = models::run_scenario(s, seed);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::string format = a.format.value_or(a.out ? "json" : "table");
-    std::string text = format == "json"
-                           ? reports::result_json(s, r, version).dump(2) + "\n"
-                           : reports::result_table(s, r);
+    std::string text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
+                                        : reports::result_table(s, r);
     if (a.out) {
       if (!write_atomically(*a.out, text)) {
         fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);

@@ -25,7 +25,9 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     if (cmd == "run") return run_command(args);
     if (cmd == "validate") return validate_command(args);
-    fmt::print(stderr, "waitroom: unknown command '{}' (commands: run, validate; see waitroom --help)\n", cmd);
+    fmt::print(stderr,
+               "waitroom: unknown command '{}' (commands: run, validate; see waitroom --help)\n",
+               cmd);
     return exit_bad_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "waitroom: internal error: {}\n", e.what());

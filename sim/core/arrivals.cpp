@@ -88,7 +88,8 @@ namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -97,7 +98,8 @@ std::vector<std::string_view> split_csv(std::string_view line) {
   std::size_t start = 0;
   for (;;) {
     std::size_t comma = line.find(',', start);
-    out.push_back(trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+    out.push_back(
+        trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -128,13 +130,15 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
       if (out.empty() && line_no == 1 && !cols[0].empty() && !std::isdigit(cols[0][0]) &&
           cols[0][0] != '-')
         continue;  // a header line
-      throw input_error(where, "a timestamp in seconds in column 1", "'" + std::string(cols[0]) + "'");
+      throw input_error(where, "a timestamp in seconds in column 1",
+                        "'" + std::string(cols[0]) + "'");
     }
     if (cols.size() < 2 || cols.size() > 3)
       throw input_error(where, "2 or 3 columns (timestamp_s,class[,user_id])",
                         std::to_string(cols.size()) + " columns");
     if (!std::isfinite(t) || t < 0.0 || t > max_input_seconds)
-      throw input_error(where, "a timestamp between 0 and 100 years in seconds", std::string(cols[0]));
+      throw input_error(where, "a timestamp between 0 and 100 years in seconds",
+                        std::string(cols[0]));
     if (t < last_t)
       throw input_error(where, "timestamps in non-decreasing order",
                         std::string(cols[0]) + " after " + std::to_string(last_t));
@@ -147,7 +151,8 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
         found = true;
       }
     if (!found)
-      throw input_error(where, "a class name (one of: " + names + ")", "'" + std::string(cols[1]) + "'");
+      throw input_error(where, "a class name (one of: " + names + ")",
+                        "'" + std::string(cols[1]) + "'");
     std::uint64_t id = 0;
     if (cols.size() == 3) {
       auto [q, ec2] = std::from_chars(cols[2].data(), cols[2].data() + cols[2].size(), id);

@@ -29,8 +29,7 @@ class chunked_vector {
     return size_++;
   }
   std::size_t memory_bytes() const {
-    return blocks_.size() * block_size * sizeof(T) +
-           blocks_.capacity() * sizeof(blocks_[0]);
+    return blocks_.size() * block_size * sizeof(T) + blocks_.capacity() * sizeof(blocks_[0]);
   }
 
  private:

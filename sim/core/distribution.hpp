@@ -9,7 +9,16 @@
 
 namespace waitroom::sim {
 
-enum class dist_kind { deterministic, exponential, uniform, normal, lognormal, gamma, erlang, empirical };
+enum class dist_kind {
+  deterministic,
+  exponential,
+  uniform,
+  normal,
+  lognormal,
+  gamma,
+  erlang,
+  empirical
+};
 
 struct distribution {
   dist_kind kind = dist_kind::deterministic;

@@ -6,8 +6,8 @@ namespace waitroom::sim {
 __extension__ using u128 = unsigned __int128;
 
 rng::rng(std::uint64_t seed, std::uint64_t replication, std::string_view stream) {
-  std::uint64_t z = mix64(seed ^ 0x6a09e667f3bcc909ULL) ^ mix64(replication + 0x9e3779b97f4a7c15ULL) ^
-                    stable_hash(stream);
+  std::uint64_t z = mix64(seed ^ 0x6a09e667f3bcc909ULL) ^
+                    mix64(replication + 0x9e3779b97f4a7c15ULL) ^ stable_hash(stream);
   for (auto& s : s_) {
     z += 0x9e3779b97f4a7c15ULL;
     s = mix64(z);

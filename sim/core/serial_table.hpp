@@ -18,7 +18,9 @@ inline constexpr std::size_t serial_block_size = std::size_t{1} << serial_block_
 template <class T>
 class serial_table {
  public:
-  T& operator[](std::uint32_t i) { return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)]; }
+  T& operator[](std::uint32_t i) {
+    return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)];
+  }
   const T& operator[](std::uint32_t i) const {
     return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)];
   }
@@ -36,8 +38,7 @@ class serial_table {
     --live_blocks_;
   }
   std::size_t memory_bytes() const {
-    return live_blocks_ * serial_block_size * sizeof(T) +
-           blocks_.capacity() * sizeof(blocks_[0]);
+    return live_blocks_ * serial_block_size * sizeof(T) + blocks_.capacity() * sizeof(blocks_[0]);
   }
 
  private:

@@ -1,8 +1,8 @@
 #pragma once
 // Simulated time: an integer count of nanoseconds, so event order never depends on
 // floating-point rounding.
-#include <compare>
 #include <cmath>
+#include <compare>
 #include <cstdint>
 #include <limits>
 
@@ -18,7 +18,9 @@ class sim_time {
   static constexpr sim_time max() { return sim_time{std::numeric_limits<std::int64_t>::max()}; }
 
   constexpr std::int64_t ns() const { return ns_; }
-  constexpr double seconds() const { return static_cast<double>(ns_) / 1e9; }  // exact for whole seconds
+  constexpr double seconds() const {
+    return static_cast<double>(ns_) / 1e9;
+  }  // exact for whole seconds
 
   constexpr auto operator<=>(const sim_time&) const = default;
   constexpr sim_time operator+(sim_time o) const { return sim_time{ns_ + o.ns_}; }

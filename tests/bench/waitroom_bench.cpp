@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
     } else if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      fmt::print(stderr, "usage: waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd]\n");
+      fmt::print(
+          stderr,
+          "usage: waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd]\n");
       return 2;
     }
   }
@@ -96,7 +98,8 @@ int main(int argc, char** argv) {
       cps.push_back(static_cast<double>(customers) / dt);
       eps.push_back(static_cast<double>(res.events) / dt);
       wall.push_back(dt);
-      bpu.push_back(peak ? static_cast<double>(res.peak_memory_bytes) / static_cast<double>(peak) : 0.0);
+      bpu.push_back(peak ? static_cast<double>(res.peak_memory_bytes) / static_cast<double>(peak)
+                         : 0.0);
     }
     fmt::print("{:<14} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
                median(cps), median(eps), median(wall), median(bpu), peak);

@@ -80,8 +80,8 @@ TEST(Cli, SameSeedGivesByteIdenticalJson) {
 TEST(Cli, SetOverridesAndOutFile) {
   fs::path out = fs::path(testing::TempDir()) / ("result_" + std::to_string(::getpid()) + ".json");
   fs::remove(out);
-  auto r = run("run " + scenario("clinic.json") + " --set /release/batch=8 --set /queue/policy=fifo --out " +
-               out.string());
+  auto r = run("run " + scenario("clinic.json") +
+               " --set /release/batch=8 --set /queue/policy=fifo --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(out));
   EXPECT_EQ(j["scenario"]["release"]["batch"], 8);
@@ -93,7 +93,8 @@ TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
   fs::remove(out);
   auto r = run("run " + scenario("clinic.json") + " --set /release/batch=-1 --out " + out.string());
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("clinic.json: /release/batch: expected an integer from 1"), std::string::npos)
+  EXPECT_NE(r.err.find("clinic.json: /release/batch: expected an integer from 1"),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(out));
 
@@ -127,7 +128,8 @@ TEST(Cli, ValidatePrintsTheEffectiveScenario) {
 // still waiting, and the queue-length integral matches the waits (Little's law).
 TEST(Cli, EveryShippedScenarioRuns) {
   int seen = 0;
-  for (const auto& entry : fs::directory_iterator(std::string(WAITROOM_SOURCE_DIR) + "/scenarios")) {
+  for (const auto& entry :
+       fs::directory_iterator(std::string(WAITROOM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "scenario.schema.json")
       continue;
     ++seen;

@@ -69,7 +69,8 @@ TEST(Arrivals, TraceReplayAndErrors) {
     }
   };
   expect_error("1.0,vip\n0.5,vip\n", "trace.csv:2: expected timestamps in non-decreasing order");
-  expect_error("1.0,gold\n", "trace.csv:1: expected a class name (one of: vip, normal), found 'gold'");
+  expect_error("1.0,gold\n",
+               "trace.csv:1: expected a class name (one of: vip, normal), found 'gold'");
   expect_error("1.0,vip\nabc,vip\n", "trace.csv:2: expected a timestamp");
   expect_error("1.0\n", "expected 2 or 3 columns");
   expect_error("-1,vip\n", "between 0 and 100 years");

@@ -86,7 +86,8 @@ TEST(SerialTable, BlocksAreFreedOnceWhenTheirEntitiesAreGone) {
     ASSERT_EQ(t[i], static_cast<int>(i));
     if (i < serial_block_size && live.died(i)) ++freed_by_death;  // block 0 dies young
   }
-  for (std::uint32_t i = static_cast<std::uint32_t>(serial_block_size); i < 2 * serial_block_size; ++i)
+  for (std::uint32_t i = static_cast<std::uint32_t>(serial_block_size); i < 2 * serial_block_size;
+       ++i)
     if (live.died(i)) {
       t.free_block(i >> serial_block_bits);
       ++freed_by_death;

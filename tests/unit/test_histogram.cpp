@@ -65,7 +65,8 @@ TEST(Histogram, MergeEqualsSingleHistogram) {
   EXPECT_EQ(a.count(), all.count());
   EXPECT_EQ(a.min(), all.min());
   EXPECT_EQ(a.max(), all.max());
-  for (std::size_t i = 0; i < log_histogram::bucket_count; ++i) ASSERT_EQ(a.bucket(i), all.bucket(i));
+  for (std::size_t i = 0; i < log_histogram::bucket_count; ++i)
+    ASSERT_EQ(a.bucket(i), all.bucket(i));
   EXPECT_NEAR(ma.mean(), mall.mean(), 1e-12 * mall.mean());
   EXPECT_NEAR(ma.variance(), mall.variance(), 1e-9 * mall.variance());
   EXPECT_EQ(ma.min(), mall.min());

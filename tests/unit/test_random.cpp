@@ -60,8 +60,8 @@ TEST(Distributions, MeansMatchTheory) {
   expect_mean(distribution::uniform(1.0, 3.0), 2.0 / std::sqrt(12.0), 2);
   expect_mean(distribution::normal(5.0, 2.0), 2.0, 3);
   double s = 0.5;
-  expect_mean(distribution::lognormal(0.0, s),
-              std::sqrt((std::exp(s * s) - 1) * std::exp(s * s)), 4);
+  expect_mean(distribution::lognormal(0.0, s), std::sqrt((std::exp(s * s) - 1) * std::exp(s * s)),
+              4);
   expect_mean(distribution::gamma(2.5, 2.0), std::sqrt(2.5) * 2.0, 5);
   expect_mean(distribution::gamma(0.5, 1.0), std::sqrt(0.5), 6);
   expect_mean(distribution::erlang(3, 1.5), 1.5 / std::sqrt(3.0), 7);

@@ -81,6 +81,12 @@ TEST(Scenario, WrongTypesAndRanges) {
                "(\"fifoo\") (did you mean 'fifo'?)");
   expect_error({"/classes=[]"},
                "test.json: /classes: expected an array of at least 1 item, found an array ([])");
+  expect_error({"/run/horizon_s=1e9"},
+               "test.json: /run/horizon_s: expected a horizon with fewer than 2^31 expected "
+               "users, found 1000000000 s at 10 users/s");
+  expect_error({"/run/sample_interval_s=0.000001"},
+               "test.json: /run/sample_interval_s: expected at most 10000000 samples over the "
+               "horizon, found 1e-06 s over 100 s");
   expect_error({"/run={}"},
                "test.json: /run/horizon_s: expected a horizon, since Poisson arrivals never end, "
                "found none");
@@ -158,8 +164,10 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"", "/properties", {}},
       {"/classes/0", "/properties/classes/items/properties", {}},
       {"/arrivals", "/properties/arrivals/properties", {}},
-      {"/arrivals/segments/0", "/properties/arrivals/properties/segments/items/properties",
-       {"/arrivals={\"process\":\"piecewise\",\"segments\":[{\"duration_s\":1,\"rate_per_s\":1}]}"}},
+      {"/arrivals/segments/0",
+       "/properties/arrivals/properties/segments/items/properties",
+       {"/arrivals={\"process\":\"piecewise\",\"segments\":[{\"duration_s\":1,\"rate_per_s\":1}]"
+        "}"}},
       {"/queue", "/properties/queue/properties", {}},
       {"/release", "/properties/release/properties", {}},
       {"/run", "/properties/run/properties", {}},
@@ -180,7 +188,8 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
     std::string list = message.substr(at + 17, message.size() - at - 18);
     std::set<std::string> loader;
     std::stringstream ss(list);
-    for (std::string k; std::getline(ss, k, ',');) loader.insert(k.substr(k.find_first_not_of(' ')));
+    for (std::string k; std::getline(ss, k, ',');)
+      loader.insert(k.substr(k.find_first_not_of(' ')));
     std::set<std::string> documented;
     for (const auto& [k, v] : schema[nlohmann::json::json_pointer(p.schema_pointer)].items())
       documented.insert(k);

@@ -43,12 +43,12 @@ TEST(Zset, EqualScoresOrderByMemberBytes) {
 TEST(Zset, ZaddFlagsFollowRedis) {
   string_zset z;
   EXPECT_EQ(z.zadd(5, "m"), 1);
-  EXPECT_EQ(z.zadd(5, "m"), 0);                     // same score: nothing changes
-  EXPECT_EQ(z.zadd(6, "m"), 0);                     // update counts only with CH
-  EXPECT_EQ(z.zadd(7, "m", {.ch = true}), 1);       // CH counts the update
-  EXPECT_EQ(z.zadd(1, "m", {.nx = true}), 0);       // NX never updates
+  EXPECT_EQ(z.zadd(5, "m"), 0);                // same score: nothing changes
+  EXPECT_EQ(z.zadd(6, "m"), 0);                // update counts only with CH
+  EXPECT_EQ(z.zadd(7, "m", {.ch = true}), 1);  // CH counts the update
+  EXPECT_EQ(z.zadd(1, "m", {.nx = true}), 0);  // NX never updates
   EXPECT_EQ(*z.zscore("m"), 7);
-  EXPECT_EQ(z.zadd(1, "n", {.xx = true}), 0);       // XX never adds
+  EXPECT_EQ(z.zadd(1, "n", {.xx = true}), 0);  // XX never adds
   EXPECT_FALSE(z.zscore("n"));
   EXPECT_EQ(z.zadd(3, "m", {.gt = true, .ch = true}), 0);  // GT refuses a lower score
   EXPECT_EQ(*z.zscore("m"), 7);
@@ -56,7 +56,7 @@ TEST(Zset, ZaddFlagsFollowRedis) {
   EXPECT_EQ(z.zadd(10, "m", {.lt = true, .ch = true}), 0);  // LT refuses a higher score
   EXPECT_EQ(z.zadd(2, "m", {.lt = true, .ch = true}), 1);
   EXPECT_EQ(*z.zscore("m"), 2);
-  EXPECT_EQ(z.zadd(4, "new", {.gt = true}), 1);     // GT/LT do not prevent adding
+  EXPECT_EQ(z.zadd(4, "new", {.gt = true}), 1);  // GT/LT do not prevent adding
   EXPECT_THROW(z.zadd(1, "x", {.nx = true, .xx = true}), zset_error);
   EXPECT_THROW(z.zadd(1, "x", {.gt = true, .lt = true}), zset_error);
   EXPECT_THROW(z.zadd(1, "x", {.nx = true, .gt = true}), zset_error);

@@ -46,10 +46,12 @@ TEST(ExactRuns, BacklogDrainsInBatchesOfThree) {
 TEST(ExactRuns, VipOffsetJumpsAheadOfEarlierNormals) {
   // One release of 1 user every 200 ms. The VIP arrives last but, with a 10 s offset,
   // leaves first at 0.2 s; then the normals in arrival order.
-  std::string trace = write_trace("offset.csv", "0.00,normal\n0.10,normal\n0.15,normal\n0.19,vip\n");
+  std::string trace =
+      write_trace("offset.csv", "0.00,normal\n0.10,normal\n0.15,normal\n0.19,vip\n");
   auto s = scenario_from(R"({"name": "offset", "classes": [
       {"name": "vip", "share": 0.5, "offset_ms": 10000}, {"name": "normal", "share": 0.5}],
-    "arrivals": {"process": "trace", "trace_file": ")" + trace + R"("},
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         trace + R"("},
     "queue": {"policy": "offset", "time_unit": "ms"},
     "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})");
   auto r = models::run_scenario(s, 1);
@@ -60,7 +62,8 @@ TEST(ExactRuns, VipOffsetJumpsAheadOfEarlierNormals) {
   // FIFO ignores the class: the VIP waits for all three.
   auto fifo = scenario_from(R"({"name": "fifo", "classes": [
       {"name": "vip", "share": 0.5, "offset_ms": 10000}, {"name": "normal", "share": 0.5}],
-    "arrivals": {"process": "trace", "trace_file": ")" + trace + R"("},
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                            trace + R"("},
     "queue": {"policy": "fifo"},
     "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})");
   auto rf = models::run_scenario(fifo, 1);
@@ -72,7 +75,8 @@ TEST(ExactRuns, LevelPrefixPutsEveryVipFirst) {
   std::string trace = write_trace("level.csv", "0.0,normal\n0.1,normal\n5.0,vip\n5.1,vip\n");
   auto s = scenario_from(R"({"name": "level", "classes": [
       {"name": "vip", "share": 0.5, "level": 0}, {"name": "normal", "share": 0.5, "level": 1}],
-    "arrivals": {"process": "trace", "trace_file": ")" + trace + R"("},
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         trace + R"("},
     "queue": {"policy": "level"},
     "release": {"mode": "tick", "interval_ms": 10000, "batch": 1}})");
   auto r = models::run_scenario(s, 1);
@@ -93,8 +97,10 @@ TEST(ExactRuns, SecondPrecisionTiesLetNormalsJumpVips) {
   auto make = [&](const std::string& unit) {
     return scenario_from(R"({"name": "ties", "classes": [
         {"name": "vip", "share": 0.5, "offset_ms": 1000}, {"name": "normal", "share": 0.5}],
-      "arrivals": {"process": "trace", "trace_file": ")" + trace + R"("},
-      "queue": {"policy": "offset", "time_unit": ")" + unit + R"("},
+      "arrivals": {"process": "trace", "trace_file": ")" +
+                         trace + R"("},
+      "queue": {"policy": "offset", "time_unit": ")" +
+                         unit + R"("},
       "release": {"mode": "tick", "interval_ms": 2000, "batch": 1}})");
   };
   // Ticks every 2 s: each pair is released at 10k + 2 and 10k + 4.
@@ -114,7 +120,8 @@ TEST(ExactRuns, ConcurrencyAdmitsAtOnceWhileASlotIsFree) {
   // the third waits until 1.0, the fourth until 1.1.
   std::string trace = write_trace("conc.csv", "0.0,all\n0.1,all\n0.2,all\n0.3,all\n");
   auto s = scenario_from(R"({"name": "conc", "classes": [{"name": "all"}],
-    "arrivals": {"process": "trace", "trace_file": ")" + trace + R"("},
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         trace + R"("},
     "queue": {"policy": "fifo"},
     "release": {"mode": "concurrency", "slots": 2, "session_s": {"dist": "deterministic", "value": 1}}})");
   auto r = models::run_scenario(s, 1);
@@ -123,12 +130,14 @@ TEST(ExactRuns, ConcurrencyAdmitsAtOnceWhileASlotIsFree) {
 }
 
 TEST(ExactRuns, SameSeedSameResultDifferentSeedDifferentResult) {
-  auto s = scenario_from(R"({"name": "det", "classes": [{"name": "vip", "share": 0.3, "offset_ms": 2000},
+  auto s =
+      scenario_from(R"({"name": "det", "classes": [{"name": "vip", "share": 0.3, "offset_ms": 2000},
       {"name": "normal", "share": 0.7}],
     "arrivals": {"process": "piecewise", "segments": [{"duration_s": 20, "rate_per_s": 500}]},
     "queue": {"policy": "offset", "score_noise": 0.5},
     "release": {"mode": "tick", "interval_ms": 200, "batch": 60}})");
-  auto a = models::run_scenario(s, 5), b = models::run_scenario(s, 5), c = models::run_scenario(s, 6);
+  auto a = models::run_scenario(s, 5), b = models::run_scenario(s, 5),
+       c = models::run_scenario(s, 6);
   EXPECT_EQ(a.overall.wait_s.mean(), b.overall.wait_s.mean());
   EXPECT_EQ(a.by_class[0].wait_s.stddev(), b.by_class[0].wait_s.stddev());
   EXPECT_EQ(a.events, b.events);

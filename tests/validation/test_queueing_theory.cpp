@@ -32,11 +32,14 @@ double erlang_c(int c, double a) {
 
 std::string mmc_json(double lambda, int c, double horizon) {
   return R"({"name": "mmc", "classes": [{"name": "all"}],
-    "arrivals": {"process": "poisson", "rate_per_s": )" + std::to_string(lambda) + R"(},
+    "arrivals": {"process": "poisson", "rate_per_s": )" +
+         std::to_string(lambda) + R"(},
     "queue": {"policy": "fifo", "time_unit": "us"},
-    "release": {"mode": "concurrency", "slots": )" + std::to_string(c) + R"(,
+    "release": {"mode": "concurrency", "slots": )" +
+         std::to_string(c) + R"(,
                 "session_s": {"dist": "exponential", "mean": 1.0}},
-    "run": {"horizon_s": )" + std::to_string(horizon) + R"(, "sample_interval_s": 1000}})";
+    "run": {"horizon_s": )" +
+         std::to_string(horizon) + R"(, "sample_interval_s": 1000}})";
 }
 
 struct replicated {
@@ -54,7 +57,8 @@ void check_little(const models::room_result& r) {
   double T = r.end_time_s;
   double lambda_w = static_cast<double>(r.overall.arrived) / T * r.overall.wait_s.mean();
   double slack = (r.censored_wait_s +
-                  static_cast<double>(r.overall.waiting_at_end) * r.overall.wait_s.mean()) / T;
+                  static_cast<double>(r.overall.waiting_at_end) * r.overall.wait_s.mean()) /
+                 T;
   EXPECT_LE(std::abs(r.mean_queue_length() - lambda_w), slack + 1e-9 * area);
 }
 
@@ -116,8 +120,8 @@ TEST(QueueingTheory, TwoClassPriorityMatchesCobham) {
     "release": {"mode": "concurrency", "slots": 1, "session_s": {"dist": "exponential", "mean": 1.0}},
     "run": {"horizon_s": 100000, "sample_interval_s": 1000}})");
   auto r = replicate(s);
-  const double w0 = 0.8 * 2.0 / 2.0;              // sum lambda_i E[S^2] / 2
-  const double w1 = w0 / (1.0 - 0.2);              // 1.0
+  const double w0 = 0.8 * 2.0 / 2.0;                   // sum lambda_i E[S^2] / 2
+  const double w1 = w0 / (1.0 - 0.2);                  // 1.0
   const double w2 = w0 / ((1.0 - 0.2) * (1.0 - 0.8));  // 5.0
   auto v = sim::mean_interval(r.mean_wait[0], level);
   auto n = sim::mean_interval(r.mean_wait[1], level);
