@@ -1,7 +1,7 @@
 // waitroom_bench: end-to-end throughput and memory of the engine on the two
 // reference workloads. Reports the median of several runs (this machine is noisy).
 //
-//   waitroom_bench [--runs N] [--scale F] [--only NAME]
+//   waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd|zset]
 //
 // (a) priority_mm1: two-class non-preemptive priority M/M/1 (lambda 0.2 + 0.6, mu 1),
 //     10M customers, level-prefix policy, concurrency release with one slot.
@@ -20,6 +20,8 @@
 
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
+#include "models/zset/zset.hpp"
+#include "sim/core/random.hpp"
 
 using namespace waitroom;
 
@@ -59,6 +61,35 @@ long max_rss_kib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;
+}
+
+// Bytes per member of the sorted set alone (tree plus a store of integer members with
+// stored scores), for three insertion orders.
+void zset_memory(std::uint32_t n) {
+  fmt::print("\n{:<34} {:>10} {:>14} {:>12}\n", "zset (token_store)", "members", "bytes/member",
+             "inserts/s");
+  struct order {
+    const char* name;
+    double (*score)(std::uint32_t, sim::rng&);
+  };
+  const order orders[] = {
+      {"ascending scores", [](std::uint32_t i, sim::rng&) { return static_cast<double>(i); }},
+      {"random scores", [](std::uint32_t, sim::rng& r) { return r.uniform01(); }},
+      {"ms ties, 20% 10 s back (offset)",
+       [](std::uint32_t i, sim::rng& r) {
+         double ms = static_cast<double>(i / 166);  // 166k users/s
+         return r.below(5) == 0 ? ms - 10000 : ms;
+       }},
+  };
+  for (const auto& o : orders) {
+    models::token_zset z(7);
+    sim::rng r(3);
+    auto t0 = std::chrono::steady_clock::now();
+    for (std::uint32_t i = 0; i < n; ++i) z.zadd(o.score(i, r), i);
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("{:<34} {:>10} {:>14.1f} {:>12.0f}\n", o.name, n,
+               static_cast<double>(z.memory_bytes()) / n, n / dt);
+  }
 }
 
 }  // namespace
@@ -104,6 +135,8 @@ int main(int argc, char** argv) {
     fmt::print("{:<14} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
                median(cps), median(eps), median(wall), median(bpu), peak);
   }
+  if (only.empty() || only == "zset")
+    zset_memory(static_cast<std::uint32_t>(1e6 * std::max(scale, 0.01)));
   fmt::print("process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);
   return 0;
 }
