@@ -23,11 +23,14 @@ ensure_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# Configures once (Release unless told otherwise) and builds what is stale.
+# Configures once (Release unless told otherwise) and builds what is stale: every target,
+# or those named in WAITROOM_TARGETS.
 build() {
   local extra=("$@")
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${WAITROOM_BUILD_TYPE:-Release}" "${extra[@]}" >&2
   fi
-  cmake --build "$build_dir" -j"$(nproc)" >&2
+  local targets=()
+  for t in ${WAITROOM_TARGETS:-}; do targets+=(--target "$t"); done
+  cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}" >&2
 }
