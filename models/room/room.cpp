@@ -14,6 +14,7 @@ void wait_stats::merge(const wait_stats& o) {
 
 namespace {
 constexpr std::size_t max_samples = 10'000'000;
+constexpr std::uint8_t no_list = derived_store<room>::no_list;
 
 sim::arrival_process make_arrivals(const arrival_spec& a) {
   switch (a.kind) {
@@ -32,6 +33,15 @@ std::vector<double> shares_of(const scenario& s) {
   for (const auto& c : s.classes) out.push_back(c.share);
   return out;
 }
+
+bool is_lottery(const scenario& s) {
+  return s.release.selection.kind == selection_kind::lottery;
+}
+
+// A lottery keeps one list per class, so it can draw a class and then a user within it.
+std::size_t list_count(const scenario& s) {
+  return is_lottery(s) ? s.classes.size() : s.lists.size();
+}
 }  // namespace
 
 room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
@@ -39,12 +49,29 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       arrival_rng_(seed, replication, "arrivals"),
       class_rng_(seed, replication, "class"),
       service_rng_(seed, replication, "service"),
+      select_rng_(seed, replication, "selection"),
       token_salt_(sim::rng(seed, replication, "tokens").next()),
       noise_salt_(sim::rng(seed, replication, "score_noise").next()),
       arrivals_(make_arrivals(s.arrivals)),
       mix_(shares_of(s)),
-      queue_(this),
+      list_sizes_(list_count(s), 0),
+      selector_(s.release.selection, list_count(s)),
+      aging_(list_count(s)),
+      aging_scheduled_(list_count(s), false),
       waiting_by_class_(s.classes.size(), 0) {
+  const std::size_t n = list_count(s);
+  for (std::size_t l = 0; l < n; ++l)
+    lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
+  if (is_lottery(s)) {
+    for (std::uint32_t c = 0; c < s.classes.size(); ++c) {
+      list_of_class_.push_back(c);
+      result_.list_names.push_back(s.classes[c].name);
+    }
+  } else {
+    list_of_class_ = s.list_of_class;
+    for (const auto& l : s.lists) result_.list_names.push_back(l.name);
+  }
+  result_.by_list.resize(n);
   result_.seed = seed;
   result_.replication = replication;
   result_.class_names = s.class_names();
@@ -53,8 +80,11 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
 }
 
 std::size_t room::memory_bytes() const {
-  return queue_.memory_bytes() + entry_ns_.memory_bytes() + class_of_.memory_bytes() +
-         queued_.memory_bytes() + sim_.queue().memory_bytes();
+  std::size_t b = entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes() +
+                  sim_.queue().memory_bytes();
+  for (const auto& l : lists_) b += l->memory_bytes();
+  for (const auto& a : aging_) b += a.size() * sizeof(aging_entry);
+  return b;
 }
 
 room_result room::run() {
@@ -70,6 +100,9 @@ room_result room::run() {
     arrivals_open_ = false;
   if (sc_.release.mode == release_mode::tick)
     sim_.schedule(sc_.release.interval, p_release, k_tick);
+  const auto& schedule = sc_.release.selection.schedule;
+  for (std::uint32_t i = 0; i < schedule.size(); ++i)
+    sim_.schedule(sim_time::from_seconds(schedule[i].at_s), p_control, k_weights, i);
   sim_.schedule(sim_time{}, p_sample, k_sample);
 
   sim::stop_conditions stop;
@@ -90,16 +123,17 @@ room_result room::run() {
   // With the waits of users still queued, the area under the queue-length curve is exactly
   // accounted for: area = sum of completed waits + censored waits (Little's law, sample path).
   const std::int64_t end_ns = sim_.now().ns();
-  queue_.tree().for_range(0, queue_.zcard(), [&](zentry e) {
-    result_.censored_wait_s += static_cast<double>(end_ns - entry_ns_[e.id]) * 1e-9;
-  });
+  for (const auto& l : lists_)
+    l->tree().for_range(0, l->zcard(), [&](zentry e) {
+      result_.censored_wait_s += static_cast<double>(end_ns - entry_ns_[e.id]) * 1e-9;
+    });
   // A final sample at the end time, unless the sampler just took one.
   if (result_.samples.empty() || result_.samples.back().t_s < result_.end_time_s) on_sample();
   return std::move(result_);
 }
 
 bool room::done() const {
-  return !arrivals_open_ && !backlog_pending_ && queue_.zcard() == 0;
+  return !arrivals_open_ && !backlog_pending_ && queued_ == 0;
 }
 
 void room::handle(const sim::event& e) {
@@ -123,6 +157,12 @@ void room::handle(const sim::event& e) {
     case k_sample:
       on_sample();
       break;
+    case k_weights:
+      selector_.set_weights(sc_.release.selection.schedule[e.arg].weights);
+      break;
+    case k_aging:
+      on_aging(e.arg);
+      break;
   }
 }
 
@@ -137,43 +177,58 @@ void room::on_arrival() {
 void room::account_queue_change() {
   std::int64_t now = sim_.now().ns();
   result_.queue_length_area +=
-      static_cast<double>(queue_.zcard()) * static_cast<double>(now - last_change_ns_) * 1e-9;
+      static_cast<double>(queued_) * static_cast<double>(now - last_change_ns_) * 1e-9;
   last_change_ns_ = now;
+}
+
+void room::schedule_session_end() {
+  double d = std::max(0.0, sc_.release.session.sample(service_rng_));
+  sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_release, k_session_end);
 }
 
 void room::enter(std::uint32_t user_class) {
   const sim::sim_time now = sim_.now();
   ++result_.by_class[user_class].arrived;
-  if (free_servers_ > 0) {  // concurrency mode with a free slot: straight through
+  if (free_servers_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
     --free_servers_;
     result_.by_class[user_class].wait_s.add(0.0);
     result_.by_class[user_class].wait_ns.add(0);
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
-    sim_.schedule(
-        now + sim::sim_time::from_seconds(std::max(0.0, sc_.release.session.sample(service_rng_))),
-        p_release, k_session_end);
+    schedule_session_end();
     return;
   }
   account_queue_change();
   const std::uint32_t user = next_user_++;
   entry_ns_.push(user, now.ns());
   class_of_.push(user, static_cast<std::uint8_t>(user_class));
-  queued_.push(user, false);
+  list_of_.push(user, no_list);
   std::size_t empty = 0;
   if (liveness_.born(user, empty)) free_block(empty);
-  queue_.zadd(score_of(user), user);
+  const std::uint32_t l = list_of_class_[user_class];
+  lists_[l]->zadd(score_of(user), user);
+  ++list_sizes_[l];
+  ++queued_;
   ++waiting_by_class_[user_class];
-  result_.peak_queue_length = std::max<std::uint64_t>(result_.peak_queue_length, queue_.zcard());
+  result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
+  result_.by_list[l].peak_length = std::max(result_.by_list[l].peak_length, list_sizes_[l]);
+  if (!is_lottery(sc_) && sc_.lists[l].max_wait_s) {
+    aging_[l].push_back({user, now.ns()});
+    if (!aging_scheduled_[l]) {
+      aging_scheduled_[l] = true;
+      sim_.schedule(now + sim::sim_time::from_seconds(*sc_.lists[l].max_wait_s), p_control, k_aging,
+                    l);
+    }
+  }
 }
 
 void room::free_block(std::size_t b) {
   entry_ns_.free_block(b);
   class_of_.free_block(b);
-  queued_.free_block(b);
+  list_of_.free_block(b);
 }
 
-void room::admit(std::uint32_t user) {
+void room::admit(std::uint32_t user, std::uint32_t list) {
   const std::int64_t wait = sim_.now().ns() - entry_ns_[user];
   const std::uint32_t c = class_of_[user];
   auto& st = result_.by_class[c];
@@ -181,33 +236,110 @@ void room::admit(std::uint32_t user) {
   st.wait_ns.add(wait);
   ++st.released;
   --waiting_by_class_[c];
+  --list_sizes_[list];
+  --queued_;
+  ++result_.by_list[list].released;
   ++released_since_sample_;
   if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
+std::uint64_t room::release(std::uint64_t n) {
+  std::uint64_t done_n = 0;
+  auto pop = [this](std::uint32_t l, std::uint64_t k) {
+    return lists_[l]->pop_min(k, [this, l](std::uint32_t user, double) { admit(user, l); });
+  };
+  if (lists_.size() == 1) return pop(0, n);
+  const auto sel = sc_.release.selection.kind;
+  if (sel == selection_kind::strict) {
+    for (std::uint32_t l = 0; l < lists_.size() && done_n < n; ++l) done_n += pop(l, n - done_n);
+    return done_n;
+  }
+  if (sel == selection_kind::lottery) {
+    // Each release draws a waiting user with probability proportional to its class weight:
+    // a class by total weight, then a user uniformly within it (rank selection).
+    const auto& w = sc_.release.selection.class_weights;
+    for (; done_n < n && queued_ > 0; ++done_n) {
+      double total = 0;
+      for (std::size_t c = 0; c < w.size(); ++c)
+        total += w[c] * static_cast<double>(list_sizes_[c]);
+      double u = select_rng_.uniform01() * total;
+      std::uint32_t c = 0, last_nonempty = 0;
+      for (; c < w.size(); ++c) {
+        if (list_sizes_[c] == 0) continue;
+        last_nonempty = c;
+        double wc = w[c] * static_cast<double>(list_sizes_[c]);
+        if (u < wc) break;
+        u -= wc;
+      }
+      if (c == w.size()) c = last_nonempty;  // rounding at the top end
+      zentry e = lists_[c]->tree().at(select_rng_.below(list_sizes_[c]));
+      lists_[c]->zrem(e.id);
+      admit(e.id, c);
+    }
+    return done_n;
+  }
+  for (std::uint64_t k = 0; k < n && queued_ > 0; ++k) {
+    int l = selector_.pick(list_sizes_, select_rng_);
+    if (l == list_selector::none) {
+      ++result_.lost_release_units;  // a non-work-conserving share of an empty list
+      continue;
+    }
+    done_n += pop(static_cast<std::uint32_t>(l), 1);
+  }
+  return done_n;
+}
+
 void room::on_tick() {
-  if (queue_.zcard() > 0) {
+  if (queued_ > 0) {
     account_queue_change();
     peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
-    queue_.pop_min(sc_.release.batch, [this](std::uint32_t user, double) { admit(user); });
+    release(sc_.release.batch);
   }
   sim_.schedule(sim_.now() + sc_.release.interval, p_release, k_tick);
 }
 
 void room::on_session_end() {
-  if (queue_.zcard() == 0) {
+  account_queue_change();
+  if (queued_ == 0 || release(1) == 0) {
     ++free_servers_;
     return;
   }
-  account_queue_change();
-  queue_.pop_min(1, [this](std::uint32_t user, double) { admit(user); });
-  sim_.schedule(sim_.now() + sim::sim_time::from_seconds(
-                                 std::max(0.0, sc_.release.session.sample(service_rng_))),
-                p_release, k_session_end);
+  schedule_session_end();
+}
+
+// Users who have waited max_wait_s in list l move up to list l-1, keeping their entry time
+// (and so their score: they slot in among that list's users by when they came).
+void room::on_aging(std::uint32_t l) {
+  const std::int64_t now = sim_.now().ns();
+  const std::int64_t max_wait = sim::sim_time::from_seconds(*sc_.lists[l].max_wait_s).ns();
+  auto& due = aging_[l];
+  while (!due.empty() && due.front().since_ns + max_wait <= now) {
+    const std::uint32_t user = due.front().user;
+    due.pop_front();
+    if (!user_alive(user) || list_of(user) != l) continue;  // released already
+    const std::uint32_t up = l - 1;
+    lists_[l]->zrem(user);
+    --list_sizes_[l];
+    lists_[up]->zadd(score_of(user), user);
+    ++list_sizes_[up];
+    ++result_.by_list[up].aged_in;
+    result_.by_list[up].peak_length = std::max(result_.by_list[up].peak_length, list_sizes_[up]);
+    if (sc_.lists[up].max_wait_s) {
+      aging_[up].push_back({user, now});
+      if (!aging_scheduled_[up]) {
+        aging_scheduled_[up] = true;
+        sim_.schedule(sim_.now() + sim::sim_time::from_seconds(*sc_.lists[up].max_wait_s),
+                      p_control, k_aging, up);
+      }
+    }
+  }
+  aging_scheduled_[l] = !due.empty();
+  if (!due.empty())
+    sim_.schedule(sim::sim_time::from_ns(due.front().since_ns + max_wait), p_control, k_aging, l);
 }
 
 void room::on_sample() {
-  queue_sample s{sim_.now().seconds(), queue_.zcard(), waiting_by_class_, released_since_sample_};
+  queue_sample s{sim_.now().seconds(), queued_, waiting_by_class_, released_since_sample_};
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());

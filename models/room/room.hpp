@@ -1,10 +1,14 @@
 #pragma once
-// The waiting room: arrivals enter a Redis-style sorted set scored by the ordering policy,
-// and a release mechanism moves them to the backend. One object is one replication.
+// The waiting room: arrivals enter Redis-style sorted sets (one per list) scored by the
+// ordering policy, and a release mechanism moves them to the backend, choosing among lists
+// by the selection policy. One object is one replication.
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "models/release/selector.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
 #include "sim/core/histogram.hpp"
@@ -32,12 +36,21 @@ struct queue_sample {
   std::uint64_t released_in_interval;
 };
 
+struct list_stats {
+  std::uint64_t released = 0;
+  std::uint64_t aged_in = 0;  // users who moved up into this list
+  std::uint64_t peak_length = 0;
+};
+
 struct room_result {
   std::uint64_t seed = 0;
   std::uint64_t replication = 0;
   std::vector<std::string> class_names;
   std::vector<wait_stats> by_class;
   wait_stats overall;
+  std::vector<std::string> list_names;
+  std::vector<list_stats> by_list;
+  std::uint64_t lost_release_units = 0;  // ratio without work conservation: shares of empty lists
   std::vector<queue_sample> samples;
   std::string stop_reason;
   double end_time_s = 0;
@@ -69,27 +82,42 @@ class room {
     double u = static_cast<double>(sim::mix64(user ^ noise_salt_) >> 11) * 0x1.0p-53;
     return sc_.policy.score(sim::sim_time::from_ns(entry_ns_[user]), class_of_[user], u);
   }
-  bool is_queued(std::uint32_t user) const { return queued_[user]; }
-  void set_queued(std::uint32_t user, bool q) { queued_[user] = q; }
+  std::uint8_t list_of(std::uint32_t user) const { return list_of_[user]; }
+  void set_list(std::uint32_t user, std::uint8_t list) { list_of_[user] = list; }
 
  private:
-  enum kind : std::uint32_t { k_arrival, k_backlog, k_tick, k_session_end, k_sample };
-  // At equal times: arrivals first, then releases, then the sampler sees the result.
-  enum phase : std::uint8_t { p_arrival = 0, p_release = 1, p_sample = 2 };
+  using list_zset = zset<derived_store<room>>;
+  enum kind : std::uint32_t {
+    k_arrival,
+    k_backlog,
+    k_tick,
+    k_session_end,
+    k_sample,
+    k_weights,  // arg: index into the ratio schedule
+    k_aging,    // arg: list index
+  };
+  // At equal times: arrivals first, then aging and weight changes, then releases, then the
+  // sampler sees the result.
+  enum phase : std::uint8_t { p_arrival = 0, p_control = 1, p_release = 2, p_sample = 3 };
 
   void on_arrival();
   void enter(std::uint32_t user_class);
   void on_tick();
   void on_session_end();
   void on_sample();
-  void admit(std::uint32_t user);
-  void free_block(std::size_t b);
+  void on_aging(std::uint32_t list);
+  // Releases up to n users by the selection policy; returns how many left the queue.
+  std::uint64_t release(std::uint64_t n);
+  void admit(std::uint32_t user, std::uint32_t list);
   void account_queue_change();
+  void free_block(std::size_t b);
+  bool user_alive(std::uint32_t user) const { return entry_ns_.has(user); }
+  void schedule_session_end();
 
   const scenario& sc_;
   sim::simulator sim_;
   // Streams: the same seed gives the same customers whatever the policy (common random numbers).
-  sim::rng arrival_rng_, class_rng_, service_rng_;
+  sim::rng arrival_rng_, class_rng_, service_rng_, select_rng_;
   std::uint64_t token_salt_, noise_salt_;  // per (seed, replication): tokens and score noise
   sim::arrival_process arrivals_;
   sim::class_mix mix_;
@@ -97,12 +125,25 @@ class room {
   bool backlog_pending_ = false;
   std::uint32_t next_user_ = 0;  // the next visit's serial
 
-  zset<derived_store<room>> queue_;
-  // Per user (by serial): entry time, class, whether queued. Blocks of users who have all
-  // left are freed.
+  // One sorted set per list (a lottery keeps one per class).
+  std::vector<std::unique_ptr<list_zset>> lists_;
+  std::vector<std::uint32_t> list_of_class_;
+  std::vector<std::uint64_t> list_sizes_;
+  list_selector selector_;
+  std::uint64_t queued_ = 0;
+  // Aging: per list, users in the order they entered it, with the time they entered.
+  struct aging_entry {
+    std::uint32_t user;
+    std::int64_t since_ns;
+  };
+  std::vector<std::deque<aging_entry>> aging_;
+  std::vector<bool> aging_scheduled_;
+
+  // Per user (by serial): entry time, class, which list holds it. Blocks of users who have
+  // all left are freed.
   sim::serial_table<std::int64_t> entry_ns_;
   sim::serial_table<std::uint8_t> class_of_;
-  sim::serial_table<bool> queued_;
+  sim::serial_table<std::uint8_t> list_of_;
   sim::block_liveness liveness_;
 
   std::uint32_t free_servers_ = 0;

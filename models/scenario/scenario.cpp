@@ -150,9 +150,59 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
   return a;
 }
 
-score_policy read_policy(const object_reader& top, const std::vector<user_class>& classes) {
+std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user_class>& classes) {
+  std::vector<list_spec> lists;
+  if (!q.has("lists")) {
+    list_spec all{"all", {}, std::nullopt};
+    for (std::uint32_t c = 0; c < classes.size(); ++c) all.classes.push_back(c);
+    return {all};
+  }
+  const json& arr = q.array("lists", 1);
+  if (arr.size() > 32) q.fail("lists", "at most 32 lists", std::to_string(arr.size()));
+  std::vector<int> owner(classes.size(), -1);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    object_reader l(arr[i], q.file(), q.pointer("lists") + "/" + std::to_string(i),
+                    {"name", "classes", "max_wait_s"});
+    list_spec ls;
+    ls.name = l.text("name", std::nullopt);
+    if (!names.insert(ls.name).second)
+      l.fail("name", "a name not used by another list", "\"" + ls.name + "\" again");
+    const json& cs = l.array("classes", 1);
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      std::string where = "classes/" + std::to_string(k);
+      if (!cs[k].is_string()) l.fail(where, "a class name", describe(cs[k]));
+      auto name = cs[k].get<std::string>();
+      auto it = std::find_if(classes.begin(), classes.end(),
+                             [&](const user_class& c) { return c.name == name; });
+      if (it == classes.end()) l.fail(where, "the name of a class in /classes", describe(cs[k]));
+      auto c = static_cast<std::size_t>(it - classes.begin());
+      if (owner[c] >= 0)
+        l.fail(where, "a class in one list only",
+               "'" + name + "', already in list " + std::to_string(owner[c]));
+      owner[c] = static_cast<int>(i);
+      ls.classes.push_back(static_cast<std::uint32_t>(c));
+    }
+    if (l.has("max_wait_s")) {
+      if (i == 0)
+        l.fail("max_wait_s", "no aging on the first list (there is no list above it)",
+               l.raw("max_wait_s").dump());
+      ls.max_wait_s = l.number("max_wait_s", std::nullopt, {0.0, max_seconds, true});
+    }
+    lists.push_back(std::move(ls));
+  }
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (owner[c] < 0)
+      q.fail("lists", "every class in a list", "class '" + classes[c].name + "' in none");
+  return lists;
+}
+
+score_policy read_policy(const object_reader& top, const std::vector<user_class>& classes,
+                         std::vector<list_spec>& lists) {
   score_policy p;
-  auto r = top.object("queue", {"policy", "time_unit", "score_noise"}, false);
+  auto r = top.object("queue", {"policy", "time_unit", "score_noise", "lists"}, false);
+  lists = r ? read_lists(*r, classes)
+            : read_lists(object_reader(json::object(), top.file(), "/queue", {}), classes);
   if (r) {
     std::string o = r->choice("policy", "offset", {"fifo", "offset", "level"});
     p.order = o == "fifo" ? ordering::fifo : o == "level" ? ordering::level : ordering::offset;
@@ -168,8 +218,85 @@ score_policy read_policy(const object_reader& top, const std::vector<user_class>
   return p;
 }
 
-release_spec read_release(const object_reader& top) {
-  auto r = *top.object("release", {"mode", "interval_ms", "batch", "slots", "session_s"}, true);
+selection_spec read_selection(const object_reader& rel, const std::vector<user_class>& classes,
+                              const std::vector<list_spec>& lists, bool tick) {
+  selection_spec sel;
+  auto r = rel.object(
+      "selection",
+      {"kind", "weights", "work_conserving", "schedule", "start_probabilities", "class_weights"},
+      false);
+  if (!r) return sel;
+  std::string kind =
+      r->choice("kind", std::nullopt, {"strict", "ratio", "probabilistic", "lottery"});
+  auto only = [&](const std::string& key, const std::string& k) {
+    if (r->has(key) && kind != k)
+      r->fail(key, "no '" + key + "' for selection '" + kind + "'", "'" + key + "'",
+              "'" + key + "' belongs to selection '" + k + "'");
+  };
+  only("weights", "ratio");
+  only("work_conserving", "ratio");
+  only("schedule", "ratio");
+  only("start_probabilities", "probabilistic");
+  only("class_weights", "lottery");
+  // One number per list (or class), each >= 0, not all 0 (or summing to 1).
+  auto per_list = [&](const object_reader& o, const std::string& key, std::size_t n,
+                      const std::string& what, bool probabilities) {
+    const json& a = o.array(key, n);
+    if (a.size() != n) o.fail(key, fmt::format("{} numbers, one per {}", n, what), describe(a));
+    std::vector<double> v;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!a[i].is_number() || a[i].get<double>() < 0 || a[i].get<double>() > 1e12)
+        o.fail(key + "/" + std::to_string(i), "a number >= 0", describe(a[i]));
+      v.push_back(a[i].get<double>());
+      sum += v.back();
+    }
+    if (probabilities && std::abs(sum - 1.0) > 1e-9)
+      o.fail(key, "probabilities that sum to 1", fmt::format("a sum of {:.9g}", sum));
+    if (!probabilities && sum <= 0) o.fail(key, "at least one weight above 0", describe(a));
+    return v;
+  };
+  if (kind == "strict") {
+    sel.kind = selection_kind::strict;
+  } else if (kind == "ratio") {
+    sel.kind = selection_kind::ratio;
+    sel.weights = per_list(*r, "weights", lists.size(), "list", false);
+    sel.work_conserving = r->boolean("work_conserving", true);
+    if (!sel.work_conserving && !tick)
+      r->fail("work_conserving",
+              "true in concurrency mode (a free slot always takes a waiting user)", "false");
+    if (r->has("schedule")) {
+      const json& sch = r->array("schedule", 1);
+      double last = 0;
+      for (std::size_t i = 0; i < sch.size(); ++i) {
+        object_reader e(sch[i], r->file(), r->pointer("schedule") + "/" + std::to_string(i),
+                        {"at_s", "weights"});
+        double at = e.number("at_s", std::nullopt, {0.0, max_seconds, true});
+        if (at <= last && i > 0)
+          e.fail("at_s", fmt::format("a time after {}", last), describe(e.raw("at_s")));
+        last = at;
+        sel.schedule.push_back({at, per_list(e, "weights", lists.size(), "list", false)});
+      }
+    }
+  } else if (kind == "probabilistic") {
+    sel.kind = selection_kind::probabilistic;
+    sel.start_probabilities = per_list(*r, "start_probabilities", lists.size(), "list", true);
+  } else {
+    // "class_weights": {"vip": 5, "normal": 1}: every class, each > 0.
+    sel.kind = selection_kind::lottery;
+    std::vector<std::string> names;
+    for (const auto& c : classes) names.push_back(c.name);
+    auto cw = *r->object("class_weights", names, true);
+    for (const auto& c : classes)
+      sel.class_weights.push_back(cw.number(c.name, std::nullopt, {0.0, 1e12, true}));
+  }
+  return sel;
+}
+
+release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
+                          const std::vector<list_spec>& lists) {
+  auto r = *top.object("release",
+                       {"mode", "interval_ms", "batch", "slots", "session_s", "selection"}, true);
   release_spec rel;
   std::string mode = r.choice("mode", std::nullopt, {"tick", "concurrency"});
   auto only = [&](const std::string& key, const std::string& m) {
@@ -193,6 +320,11 @@ release_spec read_release(const object_reader& top) {
     rel.slots = static_cast<std::uint32_t>(r.integer("slots", std::nullopt, 1, 10'000'000));
     rel.session = read_distribution(r, "session_s");
   }
+  rel.selection = read_selection(r, classes, lists, rel.mode == release_mode::tick);
+  if (rel.selection.kind == selection_kind::lottery && top.has("queue") &&
+      top.raw("queue").contains("lists"))
+    r.fail("selection", "no /queue/lists with a lottery (it draws from all waiting users)",
+           "a lottery and /queue/lists");
   return rel;
 }
 
@@ -247,8 +379,11 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, std::int64_t{1} << 53));
   s.classes = read_classes(top);
   s.arrivals = read_arrivals(top, s.class_names(), base_dir);
-  s.policy = read_policy(top, s.classes);
-  s.release = read_release(top);
+  s.policy = read_policy(top, s.classes, s.lists);
+  s.list_of_class.assign(s.classes.size(), 0);
+  for (std::uint32_t l = 0; l < s.lists.size(); ++l)
+    for (std::uint32_t c : s.lists[l].classes) s.list_of_class[c] = l;
+  s.release = read_release(top, s.classes, s.lists);
   s.run = read_run(top, s.arrivals);
   if (top.has("sla")) {
     if (!top.raw("sla").is_object()) top.fail("sla", "an object", describe(top.raw("sla")));
@@ -384,6 +519,14 @@ json to_json(const scenario& s) {
   j["queue"] = {{"policy", to_string(s.policy.order)},
                 {"time_unit", to_string(s.policy.unit)},
                 {"score_noise", s.policy.noise}};
+  json lists = json::array();
+  for (const auto& l : s.lists) {
+    json lj{{"name", l.name}, {"classes", json::array()}};
+    for (std::uint32_t c : l.classes) lj["classes"].push_back(s.classes[c].name);
+    if (l.max_wait_s) lj["max_wait_s"] = *l.max_wait_s;
+    lists.push_back(lj);
+  }
+  j["queue"]["lists"] = lists;
   json r{{"mode", to_string(s.release.mode)}};
   if (s.release.mode == release_mode::tick) {
     r["interval_ms"] = static_cast<double>(s.release.interval.ns()) / 1e6;
@@ -392,6 +535,24 @@ json to_json(const scenario& s) {
     r["slots"] = s.release.slots;
     r["session_s"] = to_json(s.release.session);
   }
+  const selection_spec& sel = s.release.selection;
+  json sj{{"kind", to_string(sel.kind)}};
+  if (sel.kind == selection_kind::ratio) {
+    sj["weights"] = sel.weights;
+    sj["work_conserving"] = sel.work_conserving;
+    if (!sel.schedule.empty()) {
+      sj["schedule"] = json::array();
+      for (const auto& w : sel.schedule)
+        sj["schedule"].push_back({{"at_s", w.at_s}, {"weights", w.weights}});
+    }
+  } else if (sel.kind == selection_kind::probabilistic) {
+    sj["start_probabilities"] = sel.start_probabilities;
+  } else if (sel.kind == selection_kind::lottery) {
+    sj["class_weights"] = json::object();
+    for (std::size_t c = 0; c < s.classes.size(); ++c)
+      sj["class_weights"][s.classes[c].name] = sel.class_weights[c];
+  }
+  r["selection"] = sj;
   j["release"] = r;
   json run{{"max_events", s.run.max_events}, {"sample_interval_s", s.run.sample_interval_s}};
   if (s.run.horizon_s) run["horizon_s"] = *s.run.horizon_s;

@@ -33,6 +33,14 @@ struct arrival_spec {
   std::uint64_t backlog_users = 0;
 };
 
+// A list is one sorted set (one Redis key): the classes it holds and, for aging, how long a
+// user may wait in it before moving up to the list before it.
+struct list_spec {
+  std::string name;
+  std::vector<std::uint32_t> classes;
+  std::optional<double> max_wait_s;
+};
+
 struct run_spec {
   std::optional<double> horizon_s;  // none: run until drained
   std::uint64_t max_events = 0;     // 0: unlimited
@@ -46,6 +54,8 @@ struct scenario {
   std::vector<user_class> classes;
   arrival_spec arrivals;
   score_policy policy;
+  std::vector<list_spec> lists;               // at least one; by default one holding every class
+  std::vector<std::uint32_t> list_of_class;   // derived from lists
   release_spec release;
   run_spec run;
   nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged

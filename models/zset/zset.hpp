@@ -281,26 +281,28 @@ class token_store {
 
 // Members are users of an Owner's table, whose scores are not stored but derived from the
 // users' state. Owner provides `double score_of(uint32_t)`, `uint64_t token_of(uint32_t)`
-// (the member bytes) and `is_queued`/`set_queued`. zadd must be given the derived score
-// (checked in debug builds); a user is re-ranked by removing it, changing the state its
-// score derives from, and adding it again. Saves 8 bytes a member over a stored score.
+// (the member bytes) and `list_of`/`set_list`: which of its sorted sets (lists) holds a
+// user. zadd must be given the derived score (checked in debug builds); a user is re-ranked
+// by removing it, changing the state its score derives from, and adding it again. Saves 8
+// bytes a member over a stored score.
 template <class Owner>
 class derived_store {
  public:
   using member_type = std::uint32_t;
   using value_type = std::uint32_t;
+  static constexpr std::uint8_t no_list = 0xff;
 
-  explicit derived_store(Owner* owner) : owner_(owner) {}
+  derived_store(Owner* owner, std::uint8_t list) : owner_(owner), list_(list) {}
 
   std::optional<std::uint32_t> find(std::uint32_t user) const {
-    if (!owner_->is_queued(user)) return std::nullopt;
+    if (owner_->list_of(user) != list_) return std::nullopt;
     return user;
   }
   std::uint32_t intern(std::uint32_t user) {
-    owner_->set_queued(user, true);
+    owner_->set_list(user, list_);
     return user;
   }
-  void release(std::uint32_t user) { owner_->set_queued(user, false); }
+  void release(std::uint32_t user) { owner_->set_list(user, no_list); }
   double score(std::uint32_t user) const { return owner_->score_of(user); }
   void set_score([[maybe_unused]] std::uint32_t user, [[maybe_unused]] double s) {
     assert(s == owner_->score_of(user));
@@ -311,6 +313,7 @@ class derived_store {
 
  private:
   Owner* owner_;
+  std::uint8_t list_;
 };
 
 using string_zset = zset<string_store>;

@@ -33,6 +33,11 @@ class serial_table {
     }
     (*this)[i] = v;
   }
+  // False once element i's block has been freed (or before it was created).
+  bool has(std::uint32_t i) const {
+    std::size_t b = i >> serial_block_bits;
+    return b < blocks_.size() && blocks_[b] != nullptr;
+  }
   void free_block(std::size_t b) {
     blocks_[b].reset();
     --live_blocks_;

@@ -171,6 +171,12 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"/queue", "/properties/queue/properties", {}},
       {"/release", "/properties/release/properties", {}},
       {"/run", "/properties/run/properties", {}},
+      {"/queue/lists/0",
+       "/properties/queue/properties/lists/items/properties",
+       {"/queue/lists=[{\"name\":\"all\",\"classes\":[\"vip\",\"normal\"]}]"}},
+      {"/release/selection",
+       "/properties/release/properties/selection/properties",
+       {"/release/selection={\"kind\":\"strict\"}"}},
   };
   for (const auto& p : places) {
     SCOPED_TRACE(p.schema_pointer);
