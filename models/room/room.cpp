@@ -1,6 +1,7 @@
 #include "models/room/room.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace waitroom::models {
 
@@ -34,14 +35,6 @@ std::vector<double> shares_of(const scenario& s) {
   return out;
 }
 
-bool is_lottery(const scenario& s) {
-  return s.release.selection.kind == selection_kind::lottery;
-}
-
-// A lottery keeps one list per class, so it can draw a class and then a user within it.
-std::size_t list_count(const scenario& s) {
-  return is_lottery(s) ? s.classes.size() : s.lists.size();
-}
 }  // namespace
 
 room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
@@ -54,23 +47,18 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       noise_salt_(sim::rng(seed, replication, "score_noise").next()),
       arrivals_(make_arrivals(s.arrivals)),
       mix_(shares_of(s)),
-      list_sizes_(list_count(s), 0),
-      selector_(s.release.selection, list_count(s)),
-      aging_(list_count(s)),
-      aging_scheduled_(list_count(s), false),
+      lottery_(s.release.selection.kind == selection_kind::lottery),
+      list_sizes_(s.lists.size(), 0),
+      selector_(s.release.selection, s.lists.size()),
+      aging_(s.lists.size()),
+      aging_scheduled_(s.lists.size(), false),
       waiting_by_class_(s.classes.size(), 0) {
-  const std::size_t n = list_count(s);
+  const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
-  if (is_lottery(s)) {
-    for (std::uint32_t c = 0; c < s.classes.size(); ++c) {
-      list_of_class_.push_back(c);
-      result_.list_names.push_back(s.classes[c].name);
-    }
-  } else {
-    list_of_class_ = s.list_of_class;
-    for (const auto& l : s.lists) result_.list_names.push_back(l.name);
-  }
+  list_of_class_ = s.list_of_class;
+  if (lottery_) lottery_sets_.resize(s.classes.size());
+  for (const auto& l : s.lists) result_.list_names.push_back(l.name);
   result_.by_list.resize(n);
   result_.seed = seed;
   result_.replication = replication;
@@ -81,9 +69,11 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
 
 std::size_t room::memory_bytes() const {
   std::size_t b = entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes() +
-                  sim_.queue().memory_bytes();
+                  set_pos_.memory_bytes() + sim_.queue().memory_bytes();
+  for (const auto& set : lottery_sets_) b += set.capacity() * sizeof(std::uint32_t);
   for (const auto& l : lists_) b += l->memory_bytes();
-  for (const auto& a : aging_) b += a.size() * sizeof(aging_entry);
+  for (const auto& a : aging_)
+    b += a.arrived.size() * sizeof(std::uint32_t) + a.moved.size() * sizeof(aging_entry);
   return b;
 }
 
@@ -123,10 +113,12 @@ room_result room::run() {
   // With the waits of users still queued, the area under the queue-length curve is exactly
   // accounted for: area = sum of completed waits + censored waits (Little's law, sample path).
   const std::int64_t end_ns = sim_.now().ns();
-  for (const auto& l : lists_)
-    l->tree().for_range(0, l->zcard(), [&](zentry e) {
-      result_.censored_wait_s += static_cast<double>(end_ns - entry_ns_[e.id]) * 1e-9;
-    });
+  auto censor = [&](std::uint32_t user) {
+    result_.censored_wait_s += static_cast<double>(end_ns - entry_ns_[user]) * 1e-9;
+  };
+  for (const auto& l : lists_) l->tree().for_range(0, l->zcard(), [&](zentry e) { censor(e.id); });
+  for (const auto& set : lottery_sets_)
+    for (std::uint32_t user : set) censor(user);
   // A final sample at the end time, unless the sampler just took one.
   if (result_.samples.empty() || result_.samples.back().t_s < result_.end_time_s) on_sample();
   return std::move(result_);
@@ -206,19 +198,21 @@ void room::enter(std::uint32_t user_class) {
   std::size_t empty = 0;
   if (liveness_.born(user, empty)) free_block(empty);
   const std::uint32_t l = list_of_class_[user_class];
-  lists_[l]->zadd(score_of(user), user);
+  if (lottery_) {
+    auto& set = lottery_sets_[user_class];
+    set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
+    set.push_back(user);
+  } else {
+    lists_[l]->zadd(score_of(user), user);
+  }
   ++list_sizes_[l];
   ++queued_;
   ++waiting_by_class_[user_class];
   result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
   result_.by_list[l].peak_length = std::max(result_.by_list[l].peak_length, list_sizes_[l]);
-  if (!is_lottery(sc_) && sc_.lists[l].max_wait_s) {
-    aging_[l].push_back({user, now.ns()});
-    if (!aging_scheduled_[l]) {
-      aging_scheduled_[l] = true;
-      sim_.schedule(now + sim::sim_time::from_seconds(*sc_.lists[l].max_wait_s), p_control, k_aging,
-                    l);
-    }
+  if (sc_.lists[l].max_wait_s) {
+    aging_[l].arrived.push_back(user);
+    if (!aging_scheduled_[l]) schedule_aging(l);
   }
 }
 
@@ -226,6 +220,7 @@ void room::free_block(std::size_t b) {
   entry_ns_.free_block(b);
   class_of_.free_block(b);
   list_of_.free_block(b);
+  if (lottery_) set_pos_.free_block(b);
 }
 
 void room::admit(std::uint32_t user, std::uint32_t list) {
@@ -248,34 +243,14 @@ std::uint64_t room::release(std::uint64_t n) {
   auto pop = [this](std::uint32_t l, std::uint64_t k) {
     return lists_[l]->pop_min(k, [this, l](std::uint32_t user, double) { admit(user, l); });
   };
+  if (lottery_) {
+    for (; done_n < n && queued_ > 0; ++done_n) lottery_draw();
+    return done_n;
+  }
   if (lists_.size() == 1) return pop(0, n);
   const auto sel = sc_.release.selection.kind;
   if (sel == selection_kind::strict) {
     for (std::uint32_t l = 0; l < lists_.size() && done_n < n; ++l) done_n += pop(l, n - done_n);
-    return done_n;
-  }
-  if (sel == selection_kind::lottery) {
-    // Each release draws a waiting user with probability proportional to its class weight:
-    // a class by total weight, then a user uniformly within it (rank selection).
-    const auto& w = sc_.release.selection.class_weights;
-    for (; done_n < n && queued_ > 0; ++done_n) {
-      double total = 0;
-      for (std::size_t c = 0; c < w.size(); ++c)
-        total += w[c] * static_cast<double>(list_sizes_[c]);
-      double u = select_rng_.uniform01() * total;
-      std::uint32_t c = 0, last_nonempty = 0;
-      for (; c < w.size(); ++c) {
-        if (list_sizes_[c] == 0) continue;
-        last_nonempty = c;
-        double wc = w[c] * static_cast<double>(list_sizes_[c]);
-        if (u < wc) break;
-        u -= wc;
-      }
-      if (c == w.size()) c = last_nonempty;  // rounding at the top end
-      zentry e = lists_[c]->tree().at(select_rng_.below(list_sizes_[c]));
-      lists_[c]->zrem(e.id);
-      admit(e.id, c);
-    }
     return done_n;
   }
   for (std::uint64_t k = 0; k < n && queued_ > 0; ++k) {
@@ -287,6 +262,30 @@ std::uint64_t room::release(std::uint64_t n) {
     done_n += pop(static_cast<std::uint32_t>(l), 1);
   }
   return done_n;
+}
+
+void room::lottery_draw() {
+  const auto& w = sc_.release.selection.class_weights;
+  double total = 0;
+  for (std::size_t c = 0; c < w.size(); ++c)
+    total += w[c] * static_cast<double>(lottery_sets_[c].size());
+  double u = select_rng_.uniform01() * total;
+  std::size_t c = 0, last_nonempty = 0;
+  for (; c < w.size(); ++c) {
+    if (lottery_sets_[c].empty()) continue;
+    last_nonempty = c;
+    double wc = w[c] * static_cast<double>(lottery_sets_[c].size());
+    if (u < wc) break;
+    u -= wc;
+  }
+  if (c == w.size()) c = last_nonempty;  // rounding at the top end
+  auto& set = lottery_sets_[c];
+  auto i = static_cast<std::uint32_t>(select_rng_.below(set.size()));
+  const std::uint32_t user = set[i];
+  set[i] = set.back();  // SPOP: swap with the last member and drop it
+  set_pos_[set[i]] = i;
+  set.pop_back();
+  admit(user, 0);
 }
 
 void room::on_tick() {
@@ -307,35 +306,69 @@ void room::on_session_end() {
   schedule_session_end();
 }
 
+std::optional<std::int64_t> room::next_aging_ns(std::uint32_t l) const {
+  const auto& q = aging_[l];
+  std::optional<std::int64_t> since;
+  // Entries of users who already left are dropped lazily, when they come due.
+  if (!q.arrived.empty()) {
+    std::uint32_t u = q.arrived.front();
+    since = user_alive(u) ? entry_ns_[u] : std::numeric_limits<std::int64_t>::min() / 2;
+  }
+  if (!q.moved.empty() && (!since || q.moved.front().since_ns < *since))
+    since = q.moved.front().since_ns;
+  if (!since) return std::nullopt;
+  const std::int64_t max_wait = sim::sim_time::from_seconds(*sc_.lists[l].max_wait_s).ns();
+  return std::max(*since + max_wait, sim_.now().ns());
+}
+
+void room::schedule_aging(std::uint32_t l) {
+  auto at = next_aging_ns(l);
+  aging_scheduled_[l] = at.has_value();
+  if (at) sim_.schedule(sim::sim_time::from_ns(*at), p_control, k_aging, l);
+}
+
 // Users who have waited max_wait_s in list l move up to list l-1, keeping their entry time
 // (and so their score: they slot in among that list's users by when they came).
 void room::on_aging(std::uint32_t l) {
   const std::int64_t now = sim_.now().ns();
   const std::int64_t max_wait = sim::sim_time::from_seconds(*sc_.lists[l].max_wait_s).ns();
-  auto& due = aging_[l];
-  while (!due.empty() && due.front().since_ns + max_wait <= now) {
-    const std::uint32_t user = due.front().user;
-    due.pop_front();
-    if (!user_alive(user) || list_of(user) != l) continue;  // released already
-    const std::uint32_t up = l - 1;
-    lists_[l]->zrem(user);
-    --list_sizes_[l];
-    lists_[up]->zadd(score_of(user), user);
-    ++list_sizes_[up];
-    ++result_.by_list[up].aged_in;
-    result_.by_list[up].peak_length = std::max(result_.by_list[up].peak_length, list_sizes_[up]);
-    if (sc_.lists[up].max_wait_s) {
-      aging_[up].push_back({user, now});
-      if (!aging_scheduled_[up]) {
-        aging_scheduled_[up] = true;
-        sim_.schedule(sim_.now() + sim::sim_time::from_seconds(*sc_.lists[up].max_wait_s),
-                      p_control, k_aging, up);
+  auto& q = aging_[l];
+  for (;;) {
+    if (!q.arrived.empty()) {
+      std::uint32_t u = q.arrived.front();
+      if (!user_alive(u) || list_of(u) != l) {  // released (or moved) already
+        q.arrived.pop_front();
+        continue;
+      }
+      if (entry_ns_[u] + max_wait <= now) {
+        q.arrived.pop_front();
+        age_user(u, l);
+        continue;
       }
     }
+    if (!q.moved.empty() && q.moved.front().since_ns + max_wait <= now) {
+      std::uint32_t u = q.moved.front().user;
+      q.moved.pop_front();
+      if (user_alive(u) && list_of(u) == l) age_user(u, l);
+      continue;
+    }
+    break;
   }
-  aging_scheduled_[l] = !due.empty();
-  if (!due.empty())
-    sim_.schedule(sim::sim_time::from_ns(due.front().since_ns + max_wait), p_control, k_aging, l);
+  schedule_aging(l);
+}
+
+void room::age_user(std::uint32_t user, std::uint32_t l) {
+  const std::uint32_t up = l - 1;
+  lists_[l]->zrem(user);
+  --list_sizes_[l];
+  lists_[up]->zadd(score_of(user), user);
+  ++list_sizes_[up];
+  ++result_.by_list[up].aged_in;
+  result_.by_list[up].peak_length = std::max(result_.by_list[up].peak_length, list_sizes_[up]);
+  if (sc_.lists[up].max_wait_s) {
+    aging_[up].moved.push_back({user, sim_.now().ns()});
+    if (!aging_scheduled_[up]) schedule_aging(up);
+  }
 }
 
 void room::on_sample() {

@@ -2,9 +2,11 @@
 // The waiting room: arrivals enter Redis-style sorted sets (one per list) scored by the
 // ordering policy, and a release mechanism moves them to the backend, choosing among lists
 // by the selection policy. One object is one replication.
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,18 +127,35 @@ class room {
   bool backlog_pending_ = false;
   std::uint32_t next_user_ = 0;  // the next visit's serial
 
-  // One sorted set per list (a lottery keeps one per class).
+  // A lottery keeps its users in one unordered set per class, as Redis SETs drawn with SPOP:
+  // a release draws a class with probability weight x size, then a member uniformly.
+  bool lottery_;
+  std::vector<std::vector<std::uint32_t>> lottery_sets_;
+  sim::serial_table<std::uint32_t> set_pos_;  // each user's index in its class's set
+  void lottery_draw();
+
+  // One sorted set per list.
   std::vector<std::unique_ptr<list_zset>> lists_;
   std::vector<std::uint32_t> list_of_class_;
   std::vector<std::uint64_t> list_sizes_;
   list_selector selector_;
   std::uint64_t queued_ = 0;
-  // Aging: per list, users in the order they entered it, with the time they entered.
+  // Aging: per list, users in the order they entered it. Those who entered on arrival are
+  // kept as bare serials (their entry time is in entry_ns_); those who moved in keep the
+  // time they moved.
   struct aging_entry {
     std::uint32_t user;
     std::int64_t since_ns;
   };
-  std::vector<std::deque<aging_entry>> aging_;
+  struct aging_queue {
+    std::deque<std::uint32_t> arrived;
+    std::deque<aging_entry> moved;
+  };
+  std::vector<aging_queue> aging_;
+  // The earliest time a user in list l is due to move up, if any.
+  std::optional<std::int64_t> next_aging_ns(std::uint32_t l) const;
+  void age_user(std::uint32_t user, std::uint32_t l);
+  void schedule_aging(std::uint32_t l);
   std::vector<bool> aging_scheduled_;
 
   // Per user (by serial): entry time, class, which list holds it. Blocks of users who have

@@ -1,7 +1,7 @@
 // waitroom_bench: end-to-end throughput and memory of the engine on the issue's two
 // reference workloads. Reports the median of several runs (this machine is noisy).
 //
-//   waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd|zset]
+//   waitroom_bench [--runs N] [--scale F] [--only NAME]
 //
 // (a) priority_mm1: two-class non-preemptive priority M/M/1 (lambda 0.2 + 0.6, mu 1),
 //     10M customers, level-prefix policy, concurrency release with one slot.
@@ -41,14 +41,33 @@ std::vector<workload> workloads(double scale) {
     "release": {{"mode": "concurrency", "slots": 1, "session_s": {{"dist": "exponential", "mean": 1.0}}}},
     "run": {{"sample_interval_s": 100000}}}})",
                                 n / 0.8);
-  std::string flash = fmt::format(R"({{"name": "flash_crowd",
+  // The flash crowd under each selection policy (issue 3: none may fall below half of the
+  // offset policy's users/s). Two lists, VIP first, where a policy needs lists.
+  auto flash = [&](const std::string& queue_extra, const std::string& selection) {
+    return fmt::format(R"({{"name": "flash_crowd",
     "classes": [{{"name": "vip", "share": 0.2, "offset_ms": 10000}}, {{"name": "normal", "share": 0.8}}],
     "arrivals": {{"process": "piecewise", "segments": [{{"duration_s": 60, "rate_per_s": {}}}]}},
-    "queue": {{"policy": "offset", "time_unit": "ms"}},
-    "release": {{"mode": "tick", "interval_ms": 200, "batch": {}}},
+    "queue": {{"policy": "offset", "time_unit": "ms"{}}},
+    "release": {{"mode": "tick", "interval_ms": 200, "batch": {}{}}},
     "run": {{"sample_interval_s": 1}}}})",
-                                  n / 60.0, static_cast<int>(n / 3000.0 + 1));
-  return {{"priority_mm1", mm1}, {"flash_crowd", flash}};
+                       n / 60.0, queue_extra, static_cast<int>(n / 3000.0 + 1), selection);
+  };
+  const std::string two_lists =
+      R"(, "lists": [{"name": "vip", "classes": ["vip"]}, {"name": "normal", "classes": ["normal"]}])";
+  const std::string aging_lists =
+      R"(, "lists": [{"name": "vip", "classes": ["vip"]}, {"name": "normal", "classes": ["normal"], "max_wait_s": 120}])";
+  return {
+      {"priority_mm1", mm1},
+      {"flash_crowd", flash("", "")},
+      {"flash_strict", flash(two_lists, R"(, "selection": {"kind": "strict"})")},
+      {"flash_ratio", flash(two_lists, R"(, "selection": {"kind": "ratio", "weights": [7, 3]})")},
+      {"flash_probabilistic",
+       flash(two_lists,
+             R"(, "selection": {"kind": "probabilistic", "start_probabilities": [0.9, 0.1]})")},
+      {"flash_aging", flash(aging_lists, R"(, "selection": {"kind": "strict"})")},
+      {"flash_lottery",
+       flash("",
+             R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}})")}};
 }
 
 double median(std::vector<double> v) {
@@ -113,7 +132,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  fmt::print("{:<14} {:>11} {:>14} {:>14} {:>12} {:>16} {:>12}\n", "workload", "customers",
+  fmt::print("{:<20} {:>11} {:>14} {:>14} {:>12} {:>16} {:>12}\n", "workload", "customers",
              "customers/s", "events/s", "wall_s", "bytes/waiting", "peak_wait");
   for (const auto& w : workloads(scale)) {
     if (!only.empty() && w.name != only) continue;
@@ -132,7 +151,7 @@ int main(int argc, char** argv) {
       bpu.push_back(peak ? static_cast<double>(res.peak_memory_bytes) / static_cast<double>(peak)
                          : 0.0);
     }
-    fmt::print("{:<14} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
+    fmt::print("{:<20} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
                median(cps), median(eps), median(wall), median(bpu), peak);
   }
   if (only.empty() || only == "zset")

@@ -1,0 +1,193 @@
+// Each claim the articles make about a policy, as a test. Comparisons run on common random
+// numbers (same seed, same arrivals); statistical ones use paired replications and a 99.9%
+// Student-t interval on the difference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "models/room/room.hpp"
+#include "sim/core/confidence.hpp"
+#include "support/test_support.hpp"
+
+using namespace waitroom;
+using testing_support::scenario_from;
+
+namespace {
+
+// VIP 11/s and normal 1/s against a backend of 10/s (2 every 200 ms): sustained VIP load
+// above capacity, for 600 s. `extra` completes the "queue" and "release" objects.
+std::string overload(const std::string& queue_extra, const std::string& selection) {
+  return R"({"name": "overload",
+    "classes": [{"name": "vip", "share": 0.9166666666666666}, {"name": "normal", "share": 0.08333333333333337}],
+    "arrivals": {"process": "poisson", "rate_per_s": 12},
+    "queue": {"policy": "fifo", "lists": [{"name": "high", "classes": ["vip"]},
+              {"name": "low", "classes": ["normal"])" +
+         queue_extra + R"(}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 2, "selection": )" +
+         selection + R"(},
+    "run": {"horizon_s": 600, "sample_interval_s": 100}})";
+}
+
+double waiting_at(const models::room_result& r, double t, std::size_t cls) {
+  for (const auto& s : r.samples)
+    if (s.t_s >= t) return static_cast<double>(s.by_class[cls]);
+  return -1;
+}
+
+}  // namespace
+
+TEST(PolicyClaims, StrictPriorityStarvesTheLowList) {
+  auto r = models::run_scenario(scenario_from(overload("", R"({"kind": "strict"})")), 1);
+  const auto& normal = r.by_class[1];
+  // The high list never empties after the first seconds: normal users are (almost) never
+  // served, and their number grows in proportion to time (1/s).
+  EXPECT_LT(static_cast<double>(normal.released), 0.01 * static_cast<double>(normal.arrived));
+  double at300 = waiting_at(r, 300, 1), at600 = waiting_at(r, 600, 1);
+  EXPECT_GT(at600, 1.8 * at300);
+  EXPECT_GT(at300, 250);  // about 300 arrived, 5 sd below is ~ 213
+}
+
+TEST(PolicyClaims, ProbabilisticChoiceBoundsTheLowListsWait) {
+  // 15% of releases start at the low list: 1.5/s of service for 1/s of normal arrivals.
+  auto r = models::run_scenario(
+      scenario_from(
+          overload("", R"({"kind": "probabilistic", "start_probabilities": [0.85, 0.15]})")),
+      1);
+  const auto& normal = r.by_class[1];
+  EXPECT_GT(static_cast<double>(normal.released), 0.95 * static_cast<double>(normal.arrived));
+  EXPECT_LT(normal.wait_s.mean(), 10.0);  // rho = 2/3 on the low list: a few seconds
+  EXPECT_LT(waiting_at(r, 600, 1), 50);
+  // The overload lands on the VIPs instead.
+  EXPECT_GT(waiting_at(r, 600, 0), 1000);
+}
+
+TEST(PolicyClaims, AgingBoundsTheLowListsWaitByTheHighLists) {
+  // A normal user who waited 30 s moves to the high list, where (FIFO by entry time) it
+  // overtakes the VIPs who came after it: no normal waits much longer than the VIPs do.
+  auto strict = models::run_scenario(scenario_from(overload("", R"({"kind": "strict"})")), 1);
+  auto aging = models::run_scenario(
+      scenario_from(overload(R"(, "max_wait_s": 30)", R"({"kind": "strict"})")), 1);
+  const auto& vip = aging.by_class[0];
+  const auto& normal = aging.by_class[1];
+  EXPECT_GT(aging.by_list[0].aged_in, 0u);
+  EXPECT_GT(normal.released, 10 * (strict.by_class[1].released + 1));
+  EXPECT_LE(normal.wait_s.max(), vip.wait_s.max() + 30.0 + 0.2);
+}
+
+TEST(PolicyClaims, MovingTheRatioFrom20To10Towards15To15ShiftsWaitsFromNormalToVip) {
+  // The articles' clinic: 20 normal/s + 5 VIP/s, 30 released per 1 s round, 1,500 waiting at
+  // opening (20% VIP). Same seed for both ratios: the same patients arrive.
+  auto make = [](int vip, int normal) {
+    return scenario_from(R"({"name": "ratio",
+      "classes": [{"name": "vip", "share": 0.2}, {"name": "normal", "share": 0.8}],
+      "arrivals": {"process": "piecewise", "segments": [{"duration_s": 600, "rate_per_s": 25}],
+                   "backlog_users": 1500},
+      "queue": {"policy": "fifo", "lists": [{"name": "vip", "classes": ["vip"]},
+                                            {"name": "normal", "classes": ["normal"]}]},
+      "release": {"mode": "tick", "interval_ms": 1000, "batch": 30,
+                  "selection": {"kind": "ratio", "weights": [)" +
+                         std::to_string(vip) + "," + std::to_string(normal) + R"(]}}})");
+  };
+  auto a = models::run_scenario(make(20, 10), 3);
+  auto b = models::run_scenario(make(15, 15), 3);
+  EXPECT_EQ(a.overall.arrived, b.overall.arrived);
+  EXPECT_GT(b.by_class[0].wait_s.mean(), a.by_class[0].wait_s.mean());
+  EXPECT_LT(b.by_class[1].wait_s.mean(), a.by_class[1].wait_s.mean());
+}
+
+TEST(PolicyClaims, RatioScheduleChangesTheSplitAtItsTime) {
+  // 100 VIPs and 100 normals at t = 0, 10 released per second; not work-conserving. Until
+  // 5 s only VIPs go (weights 1:0), from 5 s only normals (0:1): exact counts.
+  auto s = scenario_from(R"({"name": "schedule",
+    "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": 200},
+    "queue": {"policy": "fifo", "lists": [{"name": "vip", "classes": ["vip"]},
+                                          {"name": "normal", "classes": ["normal"]}]},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 10,
+                "selection": {"kind": "ratio", "weights": [1, 0], "work_conserving": false,
+                              "schedule": [{"at_s": 5, "weights": [0, 1]}]}},
+    "run": {"horizon_s": 9.5}})");
+  auto r = models::run_scenario(s, 1);
+  // Ticks at 1..4 s release 40 VIPs; ticks at 5..9 s release 50 normals (the change at 5 s
+  // comes before the release at 5 s).
+  EXPECT_EQ(r.by_list[0].released, 40u);
+  EXPECT_EQ(r.by_list[1].released, 50u);
+  EXPECT_EQ(r.lost_release_units, 0u);
+}
+
+TEST(PolicyClaims, ScoreNoiseLargerThanTheOffsetErasesTheVipAdvantage) {
+  // Offset 10 s. Without noise VIPs wait much less than normal users; with a random suffix of
+  // up to 10^5 s the order is a lottery (the 10 s offset shifts a user by 10^-4 of the noise range)
+  // and the paired difference is indistinguishable from 0.
+  auto make = [](double noise_ms) {
+    return scenario_from(R"({"name": "noise",
+      "classes": [{"name": "vip", "share": 0.2, "offset_ms": 10000}, {"name": "normal", "share": 0.8}],
+      "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 100}],
+                   "backlog_users": 3000},
+      "queue": {"policy": "offset", "time_unit": "ms", "score_noise": )" +
+                         std::to_string(noise_ms) + R"(},
+      "release": {"mode": "tick", "interval_ms": 200, "batch": 10}})");
+  };
+  auto quiet = make(0), noisy = make(1e8);
+  std::vector<double> diff_quiet, diff_noisy;
+  for (std::uint64_t rep = 0; rep < 20; ++rep) {
+    auto a = models::run_scenario(quiet, 1, rep);
+    auto b = models::run_scenario(noisy, 1, rep);
+    diff_quiet.push_back(a.by_class[0].wait_s.mean() - a.by_class[1].wait_s.mean());
+    diff_noisy.push_back(b.by_class[0].wait_s.mean() - b.by_class[1].wait_s.mean());
+  }
+  auto q = sim::mean_interval(diff_quiet, 0.999);
+  auto n = sim::mean_interval(diff_noisy, 0.999);
+  EXPECT_LT(q.hi(), 0.0) << q.mean << " +- " << q.half_width;  // VIPs clearly faster
+  EXPECT_TRUE(n.contains(0.0)) << n.mean << " +- " << n.half_width;
+}
+
+TEST(PolicyClaims, LotteryDrawsInProportionToClassWeight) {
+  // 100 VIPs (weight 5) and 100 normals (weight 1) waiting; one release. P(VIP) = 5/6.
+  auto s = scenario_from(R"({"name": "lottery",
+    "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         [] {
+                           std::string path = testing::TempDir() + "/" +
+                                              std::to_string(::getpid()) + "_lottery.csv";
+                           std::ofstream f(path);
+                           for (int i = 0; i < 100; ++i) f << "0,vip\n0,normal\n";
+                           return path;
+                         }() +
+                         R"("},
+    "queue": {"policy": "fifo"},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 1,
+                "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}}},
+    "run": {"horizon_s": 1.5}})");
+  const int reps = 3000;
+  int vip_first = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    auto r = models::run_scenario(s, 1, static_cast<std::uint64_t>(rep));
+    ASSERT_EQ(r.overall.released, 1u);
+    vip_first += r.by_class[0].released == 1;
+  }
+  const double p = 5.0 / 6.0;
+  EXPECT_NEAR(vip_first, p * reps, 5 * std::sqrt(reps * p * (1 - p)));  // Binomial, 5 sd
+}
+
+TEST(PolicyClaims, StrictListsReleaseInListOrderExactly) {
+  // Strict with three lists and a backlog: releases take the high list first, then medium.
+  auto s = scenario_from(R"({"name": "strict3",
+    "classes": [{"name": "a", "share": 0.2}, {"name": "b", "share": 0.3}, {"name": "c", "share": 0.5}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": 100},
+    "queue": {"policy": "fifo", "lists": [{"name": "high", "classes": ["a"]},
+              {"name": "medium", "classes": ["b"]}, {"name": "low", "classes": ["c"]}]},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 10, "selection": {"kind": "strict"}}})");
+  auto r = models::run_scenario(s, 4);
+  const auto na = r.by_class[0].arrived, nb = r.by_class[1].arrived;
+  // The last "a" leaves at tick ceil(na / 10); every "b" leaves after every "a".
+  EXPECT_NEAR(r.by_class[0].wait_s.max(), std::ceil(static_cast<double>(na) / 10.0), 1e-9);
+  EXPECT_GE(r.by_class[1].wait_s.min(), r.by_class[0].wait_s.max());
+  EXPECT_GE(r.by_class[2].wait_s.min(), r.by_class[1].wait_s.max());
+  EXPECT_NEAR(r.by_class[1].wait_s.max(), std::ceil(static_cast<double>(na + nb) / 10.0), 1e-9);
+}
