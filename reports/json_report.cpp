@@ -54,6 +54,13 @@ json result_json(const models::scenario& s, const models::room_result& r,
     j["classes"].push_back(cj);
   }
   j["overall"] = wait_summary(r.overall);
+  j["lists"] = json::array();
+  for (std::size_t l = 0; l < r.by_list.size(); ++l)
+    j["lists"].push_back({{"name", r.list_names[l]},
+                          {"released", r.by_list[l].released},
+                          {"aged_in", r.by_list[l].aged_in},
+                          {"peak_length", r.by_list[l].peak_length}});
+  j["lost_release_units"] = r.lost_release_units;
   double T = r.end_time_s;
   j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;
   double L = r.mean_queue_length();

@@ -32,6 +32,15 @@ std::string result_table(const models::scenario& s, const models::room_result& r
                      "arrived", "released", "waiting", "mean", "p50", "p90", "p99", "p99.9", "max");
   for (std::size_t c = 0; c < r.by_class.size(); ++c) out += row(r.class_names[c], r.by_class[c]);
   if (r.by_class.size() > 1) out += row("all", r.overall);
+  if (r.by_list.size() > 1) {
+    out += fmt::format("\n{:<12} {:>10} {:>10} {:>12}\n", "list", "released", "aged in",
+                       "peak length");
+    for (std::size_t l = 0; l < r.by_list.size(); ++l)
+      out += fmt::format("{:<12} {:>10} {:>10} {:>12}\n", r.list_names[l], r.by_list[l].released,
+                         r.by_list[l].aged_in, r.by_list[l].peak_length);
+    if (r.lost_release_units > 0)
+      out += fmt::format("release units lost to empty lists: {}\n", r.lost_release_units);
+  }
   double T = r.end_time_s;
   out +=
       fmt::format("\nthroughput {:.1f} users/s, mean queue length {:.1f}\n",

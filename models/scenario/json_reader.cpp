@@ -114,6 +114,12 @@ void object_reader::fail(const std::string& key, const std::string& expected,
   throw sim::input_error(file_ + ": " + pointer(key), expected, found, hint);
 }
 
+void object_reader::fail_item(const std::string& key, std::size_t index,
+                              const std::string& expected, const std::string& found) const {
+  throw sim::input_error(file_ + ": " + pointer(key) + "/" + std::to_string(index), expected,
+                         found);
+}
+
 const json& object_reader::get(const std::string& key) const {
   return j_.at(key);
 }

@@ -43,6 +43,9 @@ class object_reader {
   const std::string& file() const { return file_; }
   [[noreturn]] void fail(const std::string& key, const std::string& expected,
                          const std::string& found, const std::string& hint = {}) const;
+  // The same, for item `index` of the array at `key`.
+  [[noreturn]] void fail_item(const std::string& key, std::size_t index,
+                              const std::string& expected, const std::string& found) const;
 
   double number(const std::string& key, std::optional<double> fallback,
                 number_range range = {}) const;

@@ -74,7 +74,7 @@ sim::distribution read_distribution(const object_reader& parent, const std::stri
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const json& v = arr[i];
     if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > max_seconds)
-      r.fail("samples/" + std::to_string(i), "a number >= 0", describe(v));
+      r.fail_item("samples", i, "a number >= 0", describe(v));
     xs.push_back(v.get<double>());
   }
   return sim::distribution::empirical(std::move(xs));
@@ -170,16 +170,16 @@ std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user
       l.fail("name", "a name not used by another list", "\"" + ls.name + "\" again");
     const json& cs = l.array("classes", 1);
     for (std::size_t k = 0; k < cs.size(); ++k) {
-      std::string where = "classes/" + std::to_string(k);
-      if (!cs[k].is_string()) l.fail(where, "a class name", describe(cs[k]));
+      if (!cs[k].is_string()) l.fail_item("classes", k, "a class name", describe(cs[k]));
       auto name = cs[k].get<std::string>();
       auto it = std::find_if(classes.begin(), classes.end(),
                              [&](const user_class& c) { return c.name == name; });
-      if (it == classes.end()) l.fail(where, "the name of a class in /classes", describe(cs[k]));
+      if (it == classes.end())
+        l.fail_item("classes", k, "the name of a class in /classes", describe(cs[k]));
       auto c = static_cast<std::size_t>(it - classes.begin());
       if (owner[c] >= 0)
-        l.fail(where, "a class in one list only",
-               "'" + name + "', already in list " + std::to_string(owner[c]));
+        l.fail_item("classes", k, "a class in one list only",
+                    "'" + name + "', already in list " + std::to_string(owner[c]));
       owner[c] = static_cast<int>(i);
       ls.classes.push_back(static_cast<std::uint32_t>(c));
     }
@@ -241,13 +241,13 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   // One number per list (or class), each >= 0, not all 0 (or summing to 1).
   auto per_list = [&](const object_reader& o, const std::string& key, std::size_t n,
                       const std::string& what, bool probabilities) {
-    const json& a = o.array(key, n);
+    const json& a = o.array(key, 1);
     if (a.size() != n) o.fail(key, fmt::format("{} numbers, one per {}", n, what), describe(a));
     std::vector<double> v;
     double sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (!a[i].is_number() || a[i].get<double>() < 0 || a[i].get<double>() > 1e12)
-        o.fail(key + "/" + std::to_string(i), "a number >= 0", describe(a[i]));
+        o.fail_item(key, i, "a number >= 0", describe(a[i]));
       v.push_back(a[i].get<double>());
       sum += v.back();
     }

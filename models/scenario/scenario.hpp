@@ -54,8 +54,8 @@ struct scenario {
   std::vector<user_class> classes;
   arrival_spec arrivals;
   score_policy policy;
-  std::vector<list_spec> lists;               // at least one; by default one holding every class
-  std::vector<std::uint32_t> list_of_class;   // derived from lists
+  std::vector<list_spec> lists;              // at least one; by default one holding every class
+  std::vector<std::uint32_t> list_of_class;  // derived from lists
   release_spec release;
   run_spec run;
   nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged

@@ -101,6 +101,54 @@ TEST(Scenario, KeysOfAnotherModeAreNamed) {
                "'segments' ('segments' belongs to process 'piecewise')");
 }
 
+TEST(Scenario, ListsAndSelectionsAreChecked) {
+  const std::string two =
+      R"(/queue/lists=[{"name":"v","classes":["vip"]},{"name":"n","classes":["normal"]}])";
+  expect_error({R"(/queue/lists=[{"name":"v","classes":["vip"]}])"},
+               "test.json: /queue/lists: expected every class in a list, found class 'normal' in "
+               "none");
+  expect_error({R"(/queue/lists=[{"name":"v","classes":["vip","gold"]}])"},
+               "test.json: /queue/lists/0/classes/1: expected the name of a class in /classes, "
+               "found a string (\"gold\")");
+  expect_error(
+      {R"(/queue/lists=[{"name":"v","classes":["vip"]},{"name":"n","classes":["normal","vip"]}])"},
+      "test.json: /queue/lists/1/classes/1: expected a class in one list only, found 'vip', "
+      "already in list 0");
+  expect_error(
+      {R"(/queue/lists=[{"name":"v","classes":["vip"],"max_wait_s":5},{"name":"n","classes":["normal"]}])"},
+      "test.json: /queue/lists/0/max_wait_s: expected no aging on the first list (there is no "
+      "list above it), found 5");
+  expect_error({two, R"(/release/selection={"kind":"ratio","weights":[7]})"},
+               "test.json: /release/selection/weights: expected 2 numbers, one per list, found an "
+               "array ([7])");
+  expect_error({two, R"(/release/selection={"kind":"ratio","weights":[0,0]})"},
+               "test.json: /release/selection/weights: expected at least one weight above 0, found "
+               "an array ([0,0])");
+  expect_error(
+      {two, R"(/release/selection={"kind":"probabilistic","start_probabilities":[0.5,0.6]})"},
+      "test.json: /release/selection/start_probabilities: expected probabilities that sum to 1, "
+      "found a sum of 1.1");
+  expect_error({two, R"(/release/selection={"kind":"strict","weights":[1,1]})"},
+               "test.json: /release/selection/weights: expected no 'weights' for selection "
+               "'strict', found 'weights' ('weights' belongs to selection 'ratio')");
+  expect_error(
+      {two,
+       R"(/release/selection={"kind":"ratio","weights":[1,1],"schedule":[{"at_s":5,"weights":[1,1]},{"at_s":5,"weights":[1,0]}]})"},
+      "test.json: /release/selection/schedule/1/at_s: expected a time after 5, found a number (5)");
+  expect_error({R"(/release/selection={"kind":"lottery","class_weights":{"vip":5}})"},
+               "test.json: /release/selection/class_weights/normal: expected a number > 0 and <= "
+               "1000000000000, found nothing (the key is required)");
+  expect_error(
+      {two, R"(/release/selection={"kind":"lottery","class_weights":{"vip":5,"normal":1}})"},
+      "test.json: /release/selection: expected no /queue/lists with a lottery (it draws from all "
+      "waiting users), found a lottery and /queue/lists");
+  expect_error(
+      {two,
+       R"(/release={"mode":"concurrency","slots":2,"session_s":{"dist":"exponential","mean":1},"selection":{"kind":"ratio","weights":[1,1],"work_conserving":false}})"},
+      "test.json: /release/selection/work_conserving: expected true in concurrency mode (a free "
+      "slot always takes a waiting user), found false");
+}
+
 TEST(Scenario, DistributionsAreChecked) {
   expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
                 "\"exponential\",\"mean\":0}}"},
@@ -115,6 +163,13 @@ TEST(Scenario, DistributionsAreChecked) {
                "test.json: /release/session_s/dist: expected one of: deterministic, exponential, "
                "uniform, normal, lognormal, gamma, erlang, empirical, found a string "
                "(\"weibull\")");
+}
+
+TEST(Scenario, ArrayItemsAreNamedByIndex) {
+  expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
+                "\"empirical\",\"samples\":[1,-1]}}"},
+               "test.json: /release/session_s/samples/1: expected a number >= 0, found a number "
+               "(-1)");
 }
 
 TEST(Scenario, MalformedJsonGivesLineAndColumn) {
