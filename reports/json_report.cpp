@@ -14,6 +14,7 @@ constexpr const char* percentile_names[] = {"p50", "p90", "p95", "p99", "p999"};
 json wait_summary(const models::wait_stats& w) {
   json s;
   s["arrived"] = w.arrived;
+  s["refused"] = w.refused;
   s["released"] = w.released;
   s["waiting_at_end"] = w.waiting_at_end;
   json wait;
@@ -61,6 +62,18 @@ json result_json(const models::scenario& s, const models::room_result& r,
                           {"aged_in", r.by_list[l].aged_in},
                           {"peak_length", r.by_list[l].peak_length}});
   j["lost_release_units"] = r.lost_release_units;
+  if (r.admission) {
+    const auto& a = *r.admission;
+    j["admission"] = {{"stock", a.stock},
+                      {"refused", a.refused},
+                      {"orders", a.orders},
+                      {"order_failures", a.order_failures},
+                      {"cancellations", a.cancellations},
+                      {"reopenings", a.reopenings},
+                      {"max_outstanding_orders", a.max_outstanding_orders},
+                      {"available_at_end", a.available_at_end},
+                      {"sold_out_at_s", a.sold_out_at_s ? json(*a.sold_out_at_s) : json(nullptr)}};
+  }
   double T = r.end_time_s;
   j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;
   double L = r.mean_queue_length();

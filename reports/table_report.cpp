@@ -41,6 +41,14 @@ std::string result_table(const models::scenario& s, const models::room_result& r
     if (r.lost_release_units > 0)
       out += fmt::format("release units lost to empty lists: {}\n", r.lost_release_units);
   }
+  if (r.admission) {
+    const auto& a = *r.admission;
+    out += fmt::format(
+        "\nstock {}: {} orders ({} outstanding at most), {} refused, {} order failures, {} "
+        "cancellations, {} reopenings, sold out {}\n",
+        a.stock, a.orders, a.max_outstanding_orders, a.refused, a.order_failures, a.cancellations,
+        a.reopenings, a.sold_out_at_s ? fmt::format("at {:.1f}s", *a.sold_out_at_s) : "never");
+  }
   double T = r.end_time_s;
   out +=
       fmt::format("\nthroughput {:.1f} users/s, mean queue length {:.1f}\n",

@@ -9,6 +9,7 @@ void wait_stats::merge(const wait_stats& o) {
   arrived += o.arrived;
   released += o.released;
   waiting_at_end += o.waiting_at_end;
+  refused += o.refused;
   wait_s.merge(o.wait_s);
   wait_ns.merge(o.wait_ns);
 }
@@ -52,7 +53,9 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       selector_(s.release.selection, s.lists.size()),
       aging_(s.lists.size()),
       aging_scheduled_(s.lists.size(), false),
+      order_rng_(seed, replication, "orders"),
       waiting_by_class_(s.classes.size(), 0) {
+  if (s.admission) gate_.emplace(s.admission->stock);
   const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
@@ -106,6 +109,19 @@ room_result room::run() {
   result_.end_time_s = sim_.now().seconds();
   result_.events = sim_.events_executed();
   result_.peak_memory_bytes = peak_memory_;
+  if (gate_) {
+    admission_result ar;
+    ar.stock = gate_->stock();
+    ar.refused = gate_->refused();
+    ar.orders = gate_->orders();
+    ar.order_failures = gate_->failures();
+    ar.cancellations = gate_->cancellations();
+    ar.reopenings = gate_->reopenings();
+    ar.max_outstanding_orders = gate_->max_outstanding_orders();
+    ar.available_at_end = gate_->available();
+    if (auto t = gate_->sold_out_at_ns()) ar.sold_out_at_s = static_cast<double>(*t) / 1e9;
+    result_.admission = ar;
+  }
   for (std::size_t c = 0; c < waiting_by_class_.size(); ++c) {
     result_.by_class[c].waiting_at_end = waiting_by_class_[c];
     result_.overall.merge(result_.by_class[c]);
@@ -155,6 +171,9 @@ void room::handle(const sim::event& e) {
     case k_aging:
       on_aging(e.arg);
       break;
+    case k_cancel:
+      gate_->order_cancelled();
+      break;
   }
 }
 
@@ -181,12 +200,17 @@ void room::schedule_session_end() {
 void room::enter(std::uint32_t user_class) {
   const sim::sim_time now = sim_.now();
   ++result_.by_class[user_class].arrived;
+  if (gate_ && !gate_->try_enter(now.ns())) {  // sold out: refused at once, never queued
+    ++result_.by_class[user_class].refused;
+    return;
+  }
   if (free_servers_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
     --free_servers_;
     result_.by_class[user_class].wait_s.add(0.0);
     result_.by_class[user_class].wait_ns.add(0);
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
+    if (gate_) after_release();
     schedule_session_end();
     return;
   }
@@ -235,6 +259,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   --queued_;
   ++result_.by_list[list].released;
   ++released_since_sample_;
+  if (gate_) after_release();
   if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
@@ -286,6 +311,19 @@ void room::lottery_draw() {
   set_pos_[set[i]] = i;
   set.pop_back();
   admit(user, 0);
+}
+
+void room::after_release() {
+  const auto& a = *sc_.admission;
+  if (order_rng_.uniform01() < a.order_failure_probability) {
+    gate_->order_failed();
+    return;
+  }
+  gate_->order_placed();
+  if (a.cancel_probability > 0 && order_rng_.uniform01() < a.cancel_probability) {
+    double d = std::max(0.0, a.cancel_delay_s.sample(order_rng_));
+    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_cancel);
+  }
 }
 
 void room::on_tick() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/admission/stock_gate.hpp"
 #include "models/release/selector.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
@@ -22,7 +23,8 @@
 namespace waitroom::models {
 
 struct wait_stats {
-  std::uint64_t arrived = 0;
+  std::uint64_t arrived = 0;  // = refused + released + waiting_at_end
+  std::uint64_t refused = 0;  // sold out when they came (stock-capped admission)
   std::uint64_t released = 0;
   std::uint64_t waiting_at_end = 0;
   sim::running_moments wait_s;  // entry -> release, seconds
@@ -44,6 +46,12 @@ struct list_stats {
   std::uint64_t peak_length = 0;
 };
 
+struct admission_result {
+  std::uint64_t stock = 0, refused = 0, orders = 0, order_failures = 0, cancellations = 0;
+  std::uint64_t reopenings = 0, max_outstanding_orders = 0, available_at_end = 0;
+  std::optional<double> sold_out_at_s;
+};
+
 struct room_result {
   std::uint64_t seed = 0;
   std::uint64_t replication = 0;
@@ -52,7 +60,9 @@ struct room_result {
   wait_stats overall;
   std::vector<std::string> list_names;
   std::vector<list_stats> by_list;
-  std::uint64_t lost_release_units = 0;  // ratio without work conservation: shares of empty lists
+  std::uint64_t lost_release_units = 0;
+  std::optional<admission_result>
+      admission;  // ratio without work conservation: shares of empty lists
   std::vector<queue_sample> samples;
   std::string stop_reason;
   double end_time_s = 0;
@@ -97,6 +107,7 @@ class room {
     k_sample,
     k_weights,  // arg: index into the ratio schedule
     k_aging,    // arg: list index
+    k_cancel,   // an order is cancelled: its stock comes back
   };
   // At equal times: arrivals first, then aging and weight changes, then releases, then the
   // sampler sees the result.
@@ -115,6 +126,7 @@ class room {
   void free_block(std::size_t b);
   bool user_alive(std::uint32_t user) const { return entry_ns_.has(user); }
   void schedule_session_end();
+  void after_release();  // the released user orders (stock-capped admission)
 
   const scenario& sc_;
   sim::simulator sim_;
@@ -164,6 +176,9 @@ class room {
   sim::serial_table<std::uint8_t> class_of_;
   sim::serial_table<std::uint8_t> list_of_;
   sim::block_liveness liveness_;
+
+  std::optional<stock_gate> gate_;
+  sim::rng order_rng_;
 
   std::uint32_t free_servers_ = 0;
   std::vector<std::uint64_t> waiting_by_class_;

@@ -361,6 +361,22 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
   return run;
 }
 
+std::optional<admission_spec> read_admission(const object_reader& top) {
+  auto r = top.object(
+      "admission", {"stock", "order_failure_probability", "cancel_probability", "cancel_delay_s"},
+      false);
+  if (!r) return std::nullopt;
+  admission_spec a;
+  a.stock = static_cast<std::uint64_t>(r->integer("stock", std::nullopt, 0, max_users));
+  a.order_failure_probability = r->number("order_failure_probability", 0.0, {0.0, 1.0});
+  a.cancel_probability = r->number("cancel_probability", 0.0, {0.0, 1.0});
+  if (a.cancel_probability > 0)
+    a.cancel_delay_s = read_distribution(*r, "cancel_delay_s");
+  else if (r->has("cancel_delay_s"))
+    r->fail("cancel_delay_s", "no cancel delay without a cancel_probability above 0", "a delay");
+  return a;
+}
+
 }  // namespace
 
 std::vector<std::string> scenario::class_names() const {
@@ -372,7 +388,7 @@ std::vector<std::string> scenario::class_names() const {
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(j, file, "",
                     {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
-                     "release", "run", "sla"});
+                     "release", "admission", "run", "sla"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
@@ -384,6 +400,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   for (std::uint32_t l = 0; l < s.lists.size(); ++l)
     for (std::uint32_t c : s.lists[l].classes) s.list_of_class[c] = l;
   s.release = read_release(top, s.classes, s.lists);
+  s.admission = read_admission(top);
   s.run = read_run(top, s.arrivals);
   if (top.has("sla")) {
     if (!top.raw("sla").is_object()) top.fail("sla", "an object", describe(top.raw("sla")));
@@ -554,6 +571,14 @@ json to_json(const scenario& s) {
   }
   r["selection"] = sj;
   j["release"] = r;
+  if (s.admission) {
+    json adm{{"stock", s.admission->stock},
+             {"order_failure_probability", s.admission->order_failure_probability},
+             {"cancel_probability", s.admission->cancel_probability}};
+    if (s.admission->cancel_probability > 0)
+      adm["cancel_delay_s"] = to_json(s.admission->cancel_delay_s);
+    j["admission"] = adm;
+  }
   json run{{"max_events", s.run.max_events}, {"sample_interval_s", s.run.sample_interval_s}};
   if (s.run.horizon_s) run["horizon_s"] = *s.run.horizon_s;
   j["run"] = run;

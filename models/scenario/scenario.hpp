@@ -41,6 +41,14 @@ struct list_spec {
   std::optional<double> max_wait_s;
 };
 
+// Stock-capped admission (seed 003). Absent: admission is not capped.
+struct admission_spec {
+  std::uint64_t stock = 0;
+  double order_failure_probability = 0.0;  // a released user's order fails: the slot returns
+  double cancel_probability = 0.0;         // a placed order is cancelled after cancel_delay_s
+  sim::distribution cancel_delay_s = sim::distribution::constant(0.0);
+};
+
 struct run_spec {
   std::optional<double> horizon_s;  // none: run until drained
   std::uint64_t max_events = 0;     // 0: unlimited
@@ -57,6 +65,7 @@ struct scenario {
   std::vector<list_spec> lists;              // at least one; by default one holding every class
   std::vector<std::uint32_t> list_of_class;  // derived from lists
   release_spec release;
+  std::optional<admission_spec> admission;
   run_spec run;
   nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged
 

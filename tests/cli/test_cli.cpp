@@ -138,8 +138,12 @@ TEST(Cli, EveryShippedScenarioRuns) {
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     const auto& all = j["overall"];
-    EXPECT_EQ(all["arrived"].get<std::uint64_t>(),
-              all["released"].get<std::uint64_t>() + all["waiting_at_end"].get<std::uint64_t>());
+    EXPECT_EQ(all["arrived"].get<std::uint64_t>(), all["refused"].get<std::uint64_t>() +
+                                                       all["released"].get<std::uint64_t>() +
+                                                       all["waiting_at_end"].get<std::uint64_t>());
+    if (j.contains("admission")) {  // never oversold
+      EXPECT_LE(j["admission"]["max_outstanding_orders"], j["admission"]["stock"]);
+    }
     EXPECT_GT(all["released"].get<std::uint64_t>(), 0u);
     const auto& ll = j["littles_law"];
     double area = ll["mean_queue_length"].get<double>() * j["run"]["end_time_s"].get<double>();

@@ -53,9 +53,11 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
   expect_error({"/release/intervall_ms=100"},
                "test.json: /release/intervall_ms: expected a known key, found unknown key "
                "'intervall_ms' (did you mean 'interval_ms'?)");
-  expect_error({"/zzz=1"},
-               "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
-               "$schema, name, description, seed, classes, arrivals, queue, release, run, sla)");
+  expect_error(
+      {"/zzz=1"},
+      "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
+      "$schema, name, description, seed, classes, arrivals, queue, release, admission, run, "
+      "sla)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {
@@ -226,6 +228,7 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"/queue", "/properties/queue/properties", {}},
       {"/release", "/properties/release/properties", {}},
       {"/run", "/properties/run/properties", {}},
+      {"/admission", "/properties/admission/properties", {"/admission={\"stock\":5}"}},
       {"/queue/lists/0",
        "/properties/queue/properties/lists/items/properties",
        {"/queue/lists=[{\"name\":\"all\",\"classes\":[\"vip\",\"normal\"]}]"}},

@@ -191,3 +191,63 @@ TEST(PolicyClaims, StrictListsReleaseInListOrderExactly) {
   EXPECT_GE(r.by_class[2].wait_s.min(), r.by_class[1].wait_s.max());
   EXPECT_NEAR(r.by_class[1].wait_s.max(), std::ceil(static_cast<double>(na + nb) / 10.0), 1e-9);
 }
+
+TEST(StockCap, AdmitsExactlyTheStockAndRefusesTheRest) {
+  auto s = scenario_from(R"({"name": "stock", "classes": [{"name": "all"}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": 15},
+    "queue": {"policy": "fifo"},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 5},
+    "admission": {"stock": 10}})");
+  auto r = models::run_scenario(s, 1);
+  ASSERT_TRUE(r.admission);
+  EXPECT_EQ(r.overall.arrived, 15u);
+  EXPECT_EQ(r.overall.refused, 5u);
+  EXPECT_EQ(r.overall.released, 10u);
+  EXPECT_EQ(r.peak_queue_length, 10u);  // refused users never entered
+  EXPECT_EQ(r.admission->orders, 10u);
+  EXPECT_EQ(*r.admission->sold_out_at_s, 0.0);
+  EXPECT_EQ(r.admission->reopenings, 0u);
+}
+
+TEST(StockCap, FailedOrdersGiveTheSlotBackAndReopen) {
+  // Stock 2; arrivals at 0, 0, 0.5, 1.5; one release a second; every order fails.
+  // t=0.5: sold out, refused. t=1: a slot returns (reopening 1). t=1.5: taken again.
+  // t=2: returns from 0 (reopening 2). t=3: returns (no reopening: one was free).
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_stock.csv";
+  std::ofstream(path) << "0,all\n0,all\n0.5,all\n1.5,all\n";
+  auto s = scenario_from(R"({"name": "reopen", "classes": [{"name": "all"}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         path + R"("},
+    "queue": {"policy": "fifo"},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 1},
+    "admission": {"stock": 2, "order_failure_probability": 1}})");
+  auto r = models::run_scenario(s, 1);
+  EXPECT_EQ(r.overall.refused, 1u);
+  EXPECT_EQ(r.overall.released, 3u);
+  EXPECT_EQ(r.admission->order_failures, 3u);
+  EXPECT_EQ(r.admission->orders, 0u);
+  EXPECT_EQ(r.admission->reopenings, 2u);
+  EXPECT_EQ(r.admission->available_at_end, 2u);
+}
+
+TEST(StockCap, NeverOversellsWithFailuresAndCancellations) {
+  auto s = scenario_from(
+      R"({"name": "flash", "classes": [{"name": "vip", "share": 0.2, "offset_ms": 5000},
+      {"name": "normal", "share": 0.8}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 100}],
+                 "backlog_users": 2000},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 10},
+    "admission": {"stock": 500, "order_failure_probability": 0.2, "cancel_probability": 0.3,
+                  "cancel_delay_s": {"dist": "exponential", "mean": 5}}})");
+  for (std::uint64_t rep = 0; rep < 20; ++rep) {
+    auto r = models::run_scenario(s, 1, rep);
+    const auto& a = *r.admission;
+    EXPECT_LE(a.max_outstanding_orders, a.stock);
+    EXPECT_LE(a.orders - a.cancellations, a.stock);
+    EXPECT_LE(r.peak_queue_length, a.stock);
+    EXPECT_EQ(r.overall.arrived, r.overall.refused + r.overall.released + r.overall.waiting_at_end);
+    EXPECT_EQ(a.refused, r.overall.refused);
+    EXPECT_GT(a.reopenings, 0u);  // failures and cancellations reopened the sold-out queue
+  }
+}
