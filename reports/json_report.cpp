@@ -62,6 +62,17 @@ json result_json(const models::scenario& s, const models::room_result& r,
                           {"aged_in", r.by_list[l].aged_in},
                           {"peak_length", r.by_list[l].peak_length}});
   j["lost_release_units"] = r.lost_release_units;
+  j["returning_visits"] = r.returning_visits;
+  if (r.compensation) {
+    const auto& c = *r.compensation;
+    json cj = wait_summary(c.credited);
+    cj.erase("arrived");
+    cj.erase("refused");
+    cj.erase("waiting_at_end");
+    j["compensation"] = {
+        {"granted", c.granted}, {"used", c.used},     {"used_in_place", c.used_in_place},
+        {"expired", c.expired}, {"unused", c.unused}, {"credited_visits", cj}};
+  }
   if (r.admission) {
     const auto& a = *r.admission;
     j["admission"] = {{"stock", a.stock},

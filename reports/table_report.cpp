@@ -41,6 +41,13 @@ std::string result_table(const models::scenario& s, const models::room_result& r
     if (r.lost_release_units > 0)
       out += fmt::format("release units lost to empty lists: {}\n", r.lost_release_units);
   }
+  if (r.compensation) {
+    const auto& c = *r.compensation;
+    out += fmt::format(
+        "\ntemporary VIP: {} credits granted, {} used on return, {} applied in place, {} expired, "
+        "{} unused; credited visits waited {} on average\n",
+        c.granted, c.used, c.used_in_place, c.expired, c.unused, seconds(c.credited.wait_s.mean()));
+  }
   if (r.admission) {
     const auto& a = *r.admission;
     out += fmt::format(

@@ -53,9 +53,11 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       selector_(s.release.selection, s.lists.size()),
       aging_(s.lists.size()),
       aging_scheduled_(s.lists.size(), false),
+      return_rng_(seed, replication, "returns"),
       order_rng_(seed, replication, "orders"),
       waiting_by_class_(s.classes.size(), 0) {
   if (s.admission) gate_.emplace(s.admission->stock);
+  if (s.compensation) result_.compensation.emplace();
   const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
@@ -109,6 +111,12 @@ room_result room::run() {
   result_.end_time_s = sim_.now().seconds();
   result_.events = sim_.events_executed();
   result_.peak_memory_bytes = peak_memory_;
+  if (result_.compensation) {  // credits whose holders had not come back yet
+    for (const auto& rec : pending_returns_)
+      if (rec.credit_expires_ns >= 0) ++result_.compensation->unused;
+    result_.compensation->credited.arrived =
+        result_.compensation->used + result_.compensation->used_in_place;
+  }
   if (gate_) {
     admission_result ar;
     ar.stock = gate_->stock();
@@ -141,7 +149,7 @@ room_result room::run() {
 }
 
 bool room::done() const {
-  return !arrivals_open_ && !backlog_pending_ && queued_ == 0;
+  return !arrivals_open_ && !backlog_pending_ && queued_ == 0 && returns_in_flight_ == 0;
 }
 
 void room::handle(const sim::event& e) {
@@ -174,6 +182,12 @@ void room::handle(const sim::event& e) {
     case k_cancel:
       gate_->order_cancelled();
       break;
+    case k_return:
+      on_return(e.arg);
+      break;
+    case k_compensate:
+      on_compensate();
+      break;
   }
 }
 
@@ -197,7 +211,7 @@ void room::schedule_session_end() {
   sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_release, k_session_end);
 }
 
-void room::enter(std::uint32_t user_class) {
+void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) {
   const sim::sim_time now = sim_.now();
   ++result_.by_class[user_class].arrived;
   if (gate_ && !gate_->try_enter(now.ns())) {  // sold out: refused at once, never queued
@@ -211,13 +225,15 @@ void room::enter(std::uint32_t user_class) {
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
     if (gate_) after_release();
+    after_visit(user_class, 0, boost, credit_day);
     schedule_session_end();
     return;
   }
   account_queue_change();
   const std::uint32_t user = next_user_++;
   entry_ns_.push(user, now.ns());
-  class_of_.push(user, static_cast<std::uint8_t>(user_class));
+  class_of_.push(user, static_cast<std::uint8_t>(user_class | (boost ? boosted_bit : 0)));
+  if (credit_day >= 0) credit_day_[user] = credit_day;
   list_of_.push(user, no_list);
   std::size_t empty = 0;
   if (liveness_.born(user, empty)) free_block(empty);
@@ -238,6 +254,15 @@ void room::enter(std::uint32_t user_class) {
     aging_[l].arrived.push_back(user);
     if (!aging_scheduled_[l]) schedule_aging(l);
   }
+  if (sc_.compensation && sc_.compensation->in_place && sc_.compensation->eligible[user_class] &&
+      !boost) {
+    compensation_due_.push_back(user);
+    if (!compensation_scheduled_) {
+      compensation_scheduled_ = true;
+      sim_.schedule(now + sim::sim_time::from_seconds(sc_.compensation->threshold_s), p_control,
+                    k_compensate);
+    }
+  }
 }
 
 void room::free_block(std::size_t b) {
@@ -249,7 +274,7 @@ void room::free_block(std::size_t b) {
 
 void room::admit(std::uint32_t user, std::uint32_t list) {
   const std::int64_t wait = sim_.now().ns() - entry_ns_[user];
-  const std::uint32_t c = class_of_[user];
+  const std::uint32_t c = cls(user);
   auto& st = result_.by_class[c];
   st.wait_s.add(static_cast<double>(wait) * 1e-9);
   st.wait_ns.add(wait);
@@ -260,6 +285,20 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   ++result_.by_list[list].released;
   ++released_since_sample_;
   if (gate_) after_release();
+  if (sc_.compensation || sc_.returns) {
+    const bool was_boosted = boosted(user);
+    std::int64_t credit_day = -1;
+    if (auto it = credit_day_.find(user); it != credit_day_.end()) {
+      credit_day = it->second;
+      credit_day_.erase(it);
+    }
+    if (was_boosted) {
+      result_.compensation->credited.wait_s.add(static_cast<double>(wait) * 1e-9);
+      result_.compensation->credited.wait_ns.add(wait);
+      ++result_.compensation->credited.released;
+    }
+    after_visit(c, wait, was_boosted, credit_day);
+  }
   if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
@@ -311,6 +350,87 @@ void room::lottery_draw() {
   set_pos_[set[i]] = i;
   set.pop_back();
   admit(user, 0);
+}
+
+void room::after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
+                       std::int64_t credit_day) {
+  const std::int64_t now = sim_.now().ns();
+  const std::int64_t today = day_of(now);
+  const auto& comp = sc_.compensation;
+  // A long wait earns a credit for the next visit: once a day, not for a credited visit,
+  // and not when credits are applied in place.
+  const bool grant = comp && !comp->in_place && comp->eligible[c] &&
+                     wait_ns > sim::sim_time::from_seconds(comp->threshold_s).ns() &&
+                     !was_boosted && credit_day != today;
+  if (grant) ++result_.compensation->granted;
+  if (sc_.returns && return_rng_.uniform01() < sc_.returns->probability) {
+    pending_return rec{static_cast<std::uint8_t>(c), grant ? (today + 1) * day_ns : -1, credit_day};
+    std::uint32_t idx;
+    if (!free_returns_.empty()) {
+      idx = free_returns_.back();
+      free_returns_.pop_back();
+      pending_returns_[idx] = rec;
+    } else {
+      idx = static_cast<std::uint32_t>(pending_returns_.size());
+      pending_returns_.push_back(rec);
+    }
+    ++returns_in_flight_;
+    double d = std::max(0.0, sc_.returns->delay_s.sample(return_rng_));
+    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_arrival, k_return, idx);
+  } else if (grant) {
+    ++result_.compensation->unused;  // the holder never comes back
+  }
+}
+
+void room::on_return(std::uint32_t idx) {
+  const pending_return rec = pending_returns_[idx];
+  pending_returns_[idx].credit_expires_ns = -1;  // a free record holds no credit
+  free_returns_.push_back(idx);
+  --returns_in_flight_;
+  ++result_.returning_visits;
+  const std::int64_t now = sim_.now().ns();
+  bool boost = false;
+  std::int64_t credit_day = rec.credit_day;
+  if (rec.credit_expires_ns >= 0) {
+    if (now < rec.credit_expires_ns) {
+      boost = true;
+      credit_day = day_of(now);
+      ++result_.compensation->used;
+    } else {
+      ++result_.compensation->expired;
+    }
+  }
+  enter(rec.user_class, boost, credit_day);
+}
+
+// In place: a user still waiting when its wait passes the threshold is re-scored with the
+// credit's offset (ZREM, then ZADD with the new score), once a day.
+void room::on_compensate() {
+  const std::int64_t now = sim_.now().ns();
+  const std::int64_t threshold = sim::sim_time::from_seconds(sc_.compensation->threshold_s).ns();
+  while (!compensation_due_.empty()) {
+    const std::uint32_t user = compensation_due_.front();
+    if (!user_alive(user) || list_of(user) == no_list) {  // released already
+      compensation_due_.pop_front();
+      continue;
+    }
+    if (entry_ns_[user] + threshold > now) break;
+    compensation_due_.pop_front();
+    if (auto it = credit_day_.find(user); it != credit_day_.end() && it->second == day_of(now))
+      continue;  // used one today already
+    const std::uint32_t l = list_of(user);
+    lists_[l]->zrem(user);
+    class_of_[user] |= boosted_bit;
+    lists_[l]->zadd(score_of(user), user);
+    credit_day_[user] = day_of(now);
+    ++result_.compensation->used_in_place;
+  }
+  compensation_scheduled_ = !compensation_due_.empty();
+  if (compensation_scheduled_) {
+    const std::uint32_t next = compensation_due_.front();
+    std::int64_t at = user_alive(next) ? entry_ns_[next] + threshold : now;
+    sim_.schedule(sim::sim_time::from_ns(std::max(at, now)), p_control, k_compensate);
+  }
 }
 
 void room::after_release() {

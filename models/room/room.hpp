@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/admission/stock_gate.hpp"
@@ -52,6 +53,15 @@ struct admission_result {
   std::optional<double> sold_out_at_s;
 };
 
+struct compensation_result {
+  std::uint64_t granted = 0;        // credits earned (a wait over the threshold)
+  std::uint64_t used = 0;           // next visits that entered with a credit
+  std::uint64_t used_in_place = 0;  // waiting users re-scored at the threshold
+  std::uint64_t expired = 0;        // holders who came back after their day ended
+  std::uint64_t unused = 0;         // holders who had not come back by the end of the run
+  wait_stats credited;              // waits of the visits that used a credit (or were re-scored)
+};
+
 struct room_result {
   std::uint64_t seed = 0;
   std::uint64_t replication = 0;
@@ -60,9 +70,11 @@ struct room_result {
   wait_stats overall;
   std::vector<std::string> list_names;
   std::vector<list_stats> by_list;
+  // Ratio without work conservation: release units that fell to an empty list's share.
   std::uint64_t lost_release_units = 0;
-  std::optional<admission_result>
-      admission;  // ratio without work conservation: shares of empty lists
+  std::optional<admission_result> admission;
+  std::optional<compensation_result> compensation;
+  std::uint64_t returning_visits = 0;
   std::vector<queue_sample> samples;
   std::string stop_reason;
   double end_time_s = 0;
@@ -92,8 +104,12 @@ class room {
   std::uint64_t token_of(std::uint32_t user) const { return sim::mix64(user ^ token_salt_); }
   double score_of(std::uint32_t user) const {
     double u = static_cast<double>(sim::mix64(user ^ noise_salt_) >> 11) * 0x1.0p-53;
-    return sc_.policy.score(sim::sim_time::from_ns(entry_ns_[user]), class_of_[user], u);
+    // A credited (temporary VIP) visit scores as the extra class after the real ones.
+    std::uint32_t c = boosted(user) ? static_cast<std::uint32_t>(sc_.classes.size()) : cls(user);
+    return sc_.policy.score(sim::sim_time::from_ns(entry_ns_[user]), c, u);
   }
+  std::uint32_t cls(std::uint32_t user) const { return class_of_[user] & class_mask; }
+  bool boosted(std::uint32_t user) const { return (class_of_[user] & boosted_bit) != 0; }
   std::uint8_t list_of(std::uint32_t user) const { return list_of_[user]; }
   void set_list(std::uint32_t user, std::uint8_t list) { list_of_[user] = list; }
 
@@ -105,16 +121,29 @@ class room {
     k_tick,
     k_session_end,
     k_sample,
-    k_weights,  // arg: index into the ratio schedule
-    k_aging,    // arg: list index
-    k_cancel,   // an order is cancelled: its stock comes back
+    k_weights,     // arg: index into the ratio schedule
+    k_aging,       // arg: list index
+    k_cancel,      // an order is cancelled: its stock comes back
+    k_return,      // arg: index into pending_returns_
+    k_compensate,  // in-place compensation: re-score users who passed the threshold
   };
+  static constexpr std::uint8_t boosted_bit = 0x80;
+  static constexpr std::uint8_t class_mask = 0x7f;
   // At equal times: arrivals first, then aging and weight changes, then releases, then the
   // sampler sees the result.
   enum phase : std::uint8_t { p_arrival = 0, p_control = 1, p_release = 2, p_sample = 3 };
 
   void on_arrival();
-  void enter(std::uint32_t user_class);
+  // A visit: `boost` enters with a compensation credit; `credit_day` is the day the person
+  // last used one (-1: never), carried across its visits.
+  void enter(std::uint32_t user_class, bool boost = false, std::int64_t credit_day = -1);
+  void on_return(std::uint32_t pending);
+  void on_compensate();
+  // A visit ended (released): earn a credit, schedule the person's return.
+  void after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
+                   std::int64_t credit_day);
+  std::int64_t day_of(std::int64_t ns) const { return ns / day_ns; }
+  static constexpr std::int64_t day_ns = 86'400'000'000'000;
   void on_tick();
   void on_session_end();
   void on_sample();
@@ -176,6 +205,21 @@ class room {
   sim::serial_table<std::uint8_t> class_of_;
   sim::serial_table<std::uint8_t> list_of_;
   sim::block_liveness liveness_;
+
+  // Returning users and compensation credits. Only returning visits and users who used a
+  // credit have an entry in credit_day_ (sparse), so a first visit costs nothing.
+  struct pending_return {
+    std::uint8_t user_class;
+    std::int64_t credit_expires_ns;  // -1: no credit
+    std::int64_t credit_day;         // -1: no credit used yet
+  };
+  std::vector<pending_return> pending_returns_;
+  std::vector<std::uint32_t> free_returns_;
+  std::uint64_t returns_in_flight_ = 0;
+  std::unordered_map<std::uint32_t, std::int64_t> credit_day_;  // user -> day a credit was used
+  std::deque<std::uint32_t> compensation_due_;                  // in place: users by entry time
+  bool compensation_scheduled_ = false;
+  sim::rng return_rng_;
 
   std::optional<stock_gate> gate_;
   sim::rng order_rng_;

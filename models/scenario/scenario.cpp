@@ -84,7 +84,7 @@ std::vector<user_class> read_classes(const object_reader& top) {
   const json& arr = top.array("classes", 1);
   std::vector<user_class> out;
   std::set<std::string> names;
-  if (arr.size() > 255) top.fail("classes", "at most 255 classes", std::to_string(arr.size()));
+  if (arr.size() > 127) top.fail("classes", "at most 127 classes", std::to_string(arr.size()));
   for (std::size_t i = 0; i < arr.size(); ++i) {
     object_reader c(arr[i], top.file(), top.pointer("classes") + "/" + std::to_string(i),
                     {"name", "share", "level", "offset_ms"});
@@ -197,10 +197,51 @@ std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user
   return lists;
 }
 
+std::optional<compensation_spec> read_compensation(const object_reader& q,
+                                                   const std::vector<user_class>& classes,
+                                                   ordering order) {
+  auto r = q.object("compensation", {"threshold_s", "offset_ms", "classes", "in_place"}, false);
+  if (!r) return std::nullopt;
+  if (order != ordering::offset)
+    q.fail("compensation", "the offset policy (a credit is a score offset)",
+           std::string("policy '") + to_string(order) + "'");
+  compensation_spec c;
+  c.threshold_s = r->number("threshold_s", 120.0, {0.0, max_seconds, true});
+  c.offset_ms = r->number("offset_ms", std::nullopt, {0.0, max_seconds * 1e3, true});
+  c.in_place = r->boolean("in_place", false);
+  c.eligible.assign(classes.size(), false);
+  if (r->has("classes")) {
+    const json& cs = r->array("classes", 1);
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      auto it = std::find_if(classes.begin(), classes.end(), [&](const user_class& uc) {
+        return cs[k].is_string() && uc.name == cs[k].get<std::string>();
+      });
+      if (it == classes.end())
+        r->fail_item("classes", k, "the name of a class in /classes", describe(cs[k]));
+      c.eligible[static_cast<std::size_t>(it - classes.begin())] = true;
+    }
+  } else {  // by default, every class with a smaller offset than the credit gives
+    for (std::size_t k = 0; k < classes.size(); ++k)
+      c.eligible[k] = classes[k].offset_ms < c.offset_ms;
+  }
+  return c;
+}
+
+std::optional<returns_spec> read_returns(const object_reader& top) {
+  auto r = top.object("returns", {"probability", "delay_s"}, false);
+  if (!r) return std::nullopt;
+  returns_spec rs;
+  rs.probability = r->number("probability", std::nullopt, {0.0, 1.0});
+  rs.delay_s = read_distribution(*r, "delay_s");
+  return rs;
+}
+
 score_policy read_policy(const object_reader& top, const std::vector<user_class>& classes,
-                         std::vector<list_spec>& lists) {
+                         std::vector<list_spec>& lists,
+                         std::optional<compensation_spec>& compensation) {
   score_policy p;
-  auto r = top.object("queue", {"policy", "time_unit", "score_noise", "lists"}, false);
+  auto r =
+      top.object("queue", {"policy", "time_unit", "score_noise", "lists", "compensation"}, false);
   lists = r ? read_lists(*r, classes)
             : read_lists(object_reader(json::object(), top.file(), "/queue", {}), classes);
   if (r) {
@@ -214,6 +255,11 @@ score_policy read_policy(const object_reader& top, const std::vector<user_class>
   for (const auto& c : classes) {
     p.offset_units.push_back(c.offset_ms / ms_per_unit);
     p.level.push_back(c.level);
+  }
+  if (r) compensation = read_compensation(*r, classes, p.order);
+  if (compensation) {  // a credited visit scores as an extra class with the credit's offset
+    p.offset_units.push_back(compensation->offset_ms / ms_per_unit);
+    p.level.push_back(0.0);
   }
   return p;
 }
@@ -388,20 +434,26 @@ std::vector<std::string> scenario::class_names() const {
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(j, file, "",
                     {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
-                     "release", "admission", "run", "sla"});
+                     "release", "admission", "returns", "run", "sla"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, std::int64_t{1} << 53));
   s.classes = read_classes(top);
   s.arrivals = read_arrivals(top, s.class_names(), base_dir);
-  s.policy = read_policy(top, s.classes, s.lists);
+  s.policy = read_policy(top, s.classes, s.lists, s.compensation);
   s.list_of_class.assign(s.classes.size(), 0);
   for (std::uint32_t l = 0; l < s.lists.size(); ++l)
     for (std::uint32_t c : s.lists[l].classes) s.list_of_class[c] = l;
   s.release = read_release(top, s.classes, s.lists);
   s.admission = read_admission(top);
+  s.returns = read_returns(top);
   s.run = read_run(top, s.arrivals);
+  if (s.returns && s.returns->probability >= 1.0 && !s.run.horizon_s)
+    throw sim::input_error(file + ": /run/horizon_s",
+                           "a horizon, since every user returns (returns/probability is 1) and "
+                           "the run would never end",
+                           "none");
   if (top.has("sla")) {
     if (!top.raw("sla").is_object()) top.fail("sla", "an object", describe(top.raw("sla")));
     s.extra["sla"] = top.raw("sla");
@@ -544,6 +596,18 @@ json to_json(const scenario& s) {
     lists.push_back(lj);
   }
   j["queue"]["lists"] = lists;
+  if (s.compensation) {
+    json cj{{"threshold_s", s.compensation->threshold_s},
+            {"offset_ms", s.compensation->offset_ms},
+            {"in_place", s.compensation->in_place},
+            {"classes", json::array()}};
+    for (std::size_t c = 0; c < s.classes.size(); ++c)
+      if (s.compensation->eligible[c]) cj["classes"].push_back(s.classes[c].name);
+    j["queue"]["compensation"] = cj;
+  }
+  if (s.returns)
+    j["returns"] = {{"probability", s.returns->probability},
+                    {"delay_s", to_json(s.returns->delay_s)}};
   json r{{"mode", to_string(s.release.mode)}};
   if (s.release.mode == release_mode::tick) {
     r["interval_ms"] = static_cast<double>(s.release.interval.ns()) / 1e6;

@@ -49,6 +49,24 @@ struct admission_spec {
   sim::distribution cancel_delay_s = sim::distribution::constant(0.0);
 };
 
+// Temporary-VIP compensation (seed 000 §4.3): a user of an eligible class whose wait
+// exceeded threshold_s earns one credit, valid until the end of the simulated day (days start
+// at t = 0); the next visit that day enters with offset_ms. In place: the waiting user is
+// re-scored as soon as the threshold passes instead. At most one credit a person a day.
+struct compensation_spec {
+  double threshold_s = 120.0;
+  double offset_ms = 10000.0;
+  std::vector<bool> eligible;  // per class
+  bool in_place = false;
+};
+
+// Users come back: after each visit, with `probability`, the same person (same class)
+// enters again after a delay_s draw.
+struct returns_spec {
+  double probability = 0.0;
+  sim::distribution delay_s = sim::distribution::exponential(60.0);
+};
+
 struct run_spec {
   std::optional<double> horizon_s;  // none: run until drained
   std::uint64_t max_events = 0;     // 0: unlimited
@@ -66,6 +84,8 @@ struct scenario {
   std::vector<std::uint32_t> list_of_class;  // derived from lists
   release_spec release;
   std::optional<admission_spec> admission;
+  std::optional<compensation_spec> compensation;
+  std::optional<returns_spec> returns;
   run_spec run;
   nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged
 

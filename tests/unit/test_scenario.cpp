@@ -53,11 +53,10 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
   expect_error({"/release/intervall_ms=100"},
                "test.json: /release/intervall_ms: expected a known key, found unknown key "
                "'intervall_ms' (did you mean 'interval_ms'?)");
-  expect_error(
-      {"/zzz=1"},
-      "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
-      "$schema, name, description, seed, classes, arrivals, queue, release, admission, run, "
-      "sla)");
+  expect_error({"/zzz=1"},
+               "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
+               "$schema, name, description, seed, classes, arrivals, queue, release, admission, "
+               "returns, run, sla)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {
@@ -229,6 +228,12 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"/release", "/properties/release/properties", {}},
       {"/run", "/properties/run/properties", {}},
       {"/admission", "/properties/admission/properties", {"/admission={\"stock\":5}"}},
+      {"/returns",
+       "/properties/returns/properties",
+       {"/returns={\"probability\":0.5,\"delay_s\":{\"dist\":\"exponential\",\"mean\":1}}"}},
+      {"/queue/compensation",
+       "/properties/queue/properties/compensation/properties",
+       {"/queue/compensation={\"offset_ms\":10000}"}},
       {"/queue/lists/0",
        "/properties/queue/properties/lists/items/properties",
        {"/queue/lists=[{\"name\":\"all\",\"classes\":[\"vip\",\"normal\"]}]"}},

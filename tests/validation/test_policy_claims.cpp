@@ -10,6 +10,7 @@
 
 #include "models/room/room.hpp"
 #include "sim/core/confidence.hpp"
+#include "sim/core/input_error.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;
@@ -250,4 +251,98 @@ TEST(StockCap, NeverOversellsWithFailuresAndCancellations) {
     EXPECT_EQ(a.refused, r.overall.refused);
     EXPECT_GT(a.reopenings, 0u);  // failures and cancellations reopened the sold-out queue
   }
+}
+
+TEST(TemporaryVip, CreditedReentriesWaitLessAndVipsBarelyNotice) {
+  // The articles' clinic with 5,000 waiting at opening: normal users who waited over 120 s
+  // earn a credit; a fifth of all users come back about two minutes later. The baseline
+  // gives credits a 1 ms offset, so the same credits are earned and used but change nothing:
+  // a paired comparison on common random numbers.
+  auto make = [](double credit_offset_ms) {
+    return scenario_from(R"({"name": "tempvip",
+      "classes": [{"name": "vip", "share": 0.2, "offset_ms": 10000}, {"name": "normal", "share": 0.8}],
+      "arrivals": {"process": "piecewise", "segments": [{"duration_s": 900, "rate_per_s": 22}],
+                   "backlog_users": 5000},
+      "queue": {"policy": "offset", "compensation": {"threshold_s": 120, "offset_ms": )" +
+                         std::to_string(credit_offset_ms) + R"(}},
+      "release": {"mode": "tick", "interval_ms": 200, "batch": 6},
+      "returns": {"probability": 0.2, "delay_s": {"dist": "exponential", "mean": 120}}})");
+  };
+  auto with = make(10000), base = make(1);
+  std::vector<double> credited_gain, vip_change;
+  for (std::uint64_t rep = 0; rep < 12; ++rep) {
+    auto a = models::run_scenario(with, 1, rep);
+    auto b = models::run_scenario(base, 1, rep);
+    ASSERT_GT(a.compensation->used, 100u);
+    EXPECT_EQ(a.compensation->granted,
+              a.compensation->used + a.compensation->expired + a.compensation->unused);
+    credited_gain.push_back(a.compensation->credited.wait_s.mean() -
+                            b.compensation->credited.wait_s.mean());
+    vip_change.push_back(a.by_class[0].wait_s.mean() / b.by_class[0].wait_s.mean() - 1.0);
+  }
+  auto gain = sim::mean_interval(credited_gain, 0.999);
+  auto vip = sim::mean_interval(vip_change, 0.999);
+  // Re-entries with a credit wait less (by up to the 10 s offset)...
+  EXPECT_LT(gain.hi(), 0.0) << gain.mean << " +- " << gain.half_width;
+  EXPECT_GT(gain.lo(), -10.5) << gain.mean << " +- " << gain.half_width;
+  // ...while the VIP mean moves by less than the stated margin of 2%.
+  EXPECT_LT(std::abs(vip.lo()), 0.02) << vip.mean << " +- " << vip.half_width;
+  EXPECT_LT(std::abs(vip.hi()), 0.02) << vip.mean << " +- " << vip.half_width;
+}
+
+TEST(TemporaryVip, InPlaceRescoresWaitingUsersOnceAtTheThreshold) {
+  // 10 normal users at t = 0, one released every 10 s, threshold 25 s, credit offset 60 s;
+  // a VIP (offset 30 s) arrives at 26 s. In place, the normals still waiting at 25 s (the
+  // last 8) are re-scored to 0 - 60 s, ahead of the VIP's 26 - 30 = -4 s: the VIP waits for
+  // all of them. Without compensation it goes first.
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_inplace.csv";
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 10; ++i) f << "0,normal\n";
+    f << "26,vip\n";
+  }
+  auto make = [&](const std::string& comp) {
+    return scenario_from(R"({"name": "inplace",
+      "classes": [{"name": "vip", "share": 0.5, "offset_ms": 30000}, {"name": "normal", "share": 0.5}],
+      "arrivals": {"process": "trace", "trace_file": ")" +
+                         path + R"("},
+      "queue": {"policy": "offset")" +
+                         comp + R"(},
+      "release": {"mode": "tick", "interval_ms": 10000, "batch": 1}})");
+  };
+  auto plain = models::run_scenario(make(""), 1);
+  EXPECT_NEAR(plain.by_class[0].wait_s.mean(), 30 - 26, 1e-9);  // released at the 30 s tick
+  auto in_place = models::run_scenario(
+      make(
+          R"(, "compensation": {"threshold_s": 25, "offset_ms": 60000, "in_place": true, "classes": ["normal"]})"),
+      1);
+  EXPECT_EQ(in_place.compensation->used_in_place, 8u);  // released at 10 and 20 s: not waiting
+  EXPECT_EQ(in_place.compensation->granted, 0u);        // in place: no next-visit credits
+  EXPECT_NEAR(in_place.by_class[0].wait_s.mean(), 110 - 26, 1e-9);  // after all ten normals
+  EXPECT_EQ(in_place.compensation->credited.released, 8u);
+}
+
+TEST(TemporaryVip, CreditsExpireAtTheEndOfTheDay) {
+  // One normal user 30 s before midnight waits 10 s (ticks every 20 s), earns a credit valid
+  // until midnight, and comes back 110 s later: expired. That visit earns a new credit (day 1),
+  // used on the next return.
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_expiry.csv";
+  std::ofstream(path) << "86370,normal\n";
+  auto s = scenario_from(R"({"name": "expiry",
+    "classes": [{"name": "vip", "share": 0.5, "offset_ms": 10000}, {"name": "normal", "share": 0.5}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         path + R"("},
+    "queue": {"policy": "offset", "compensation": {"threshold_s": 1, "offset_ms": 10000}},
+    "release": {"mode": "tick", "interval_ms": 20000, "batch": 1},
+    "returns": {"probability": 1, "delay_s": {"dist": "deterministic", "value": 110}},
+    "run": {"horizon_s": 86700}})");
+  auto r = models::run_scenario(s, 1);
+  EXPECT_EQ(r.compensation->expired, 1u);
+  EXPECT_GE(r.compensation->used, 1u);
+  EXPECT_EQ(r.stop_reason, "horizon");
+  EXPECT_THROW(scenario_from(R"({"name": "forever", "classes": [{"name": "all"}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 1}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 1},
+    "returns": {"probability": 1, "delay_s": {"dist": "exponential", "mean": 1}}})"),
+               sim::input_error);
 }
