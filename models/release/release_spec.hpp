@@ -19,6 +19,7 @@ enum class selection_kind {
   ratio,          // lists share each release by weight, e.g. 7 VIP : 3 normal (seed 000 layer 2)
   probabilistic,  // start the scan at list i with probability p_i (seed 004)
   lottery,        // draw waiting users at random, weighted by class (seed 000 layer 3)
+  scheduler,      // the list with the oldest head and the most users first (seed 003)
 };
 
 struct weight_change {
@@ -33,6 +34,8 @@ struct selection_spec {
   std::vector<weight_change> schedule;      // ratio: weights changed during the run
   std::vector<double> start_probabilities;  // probabilistic: one per list
   std::vector<double> class_weights;        // lottery: one per class
+  double age_weight = 1.0;                  // scheduler: per second the head has waited
+  double length_weight = 0.0;               // scheduler: per user in the list
 };
 
 struct release_spec {

@@ -44,7 +44,8 @@ int list_selector::pick_ratio(const std::vector<std::uint64_t>& sizes) {
 int list_selector::pick(const std::vector<std::uint64_t>& sizes, sim::rng& r) {
   switch (kind_) {
     case selection_kind::strict:
-    case selection_kind::lottery:  // the room draws lottery winners itself
+    case selection_kind::lottery:    // the room draws lottery winners itself
+    case selection_kind::scheduler:  // and looks at the lists' heads itself
       return first_non_empty_from(0, sizes);
     case selection_kind::ratio:
       return pick_ratio(sizes);
@@ -68,6 +69,8 @@ const char* to_string(selection_kind k) {
       return "probabilistic";
     case selection_kind::lottery:
       return "lottery";
+    case selection_kind::scheduler:
+      return "scheduler";
   }
   return "strict";
 }

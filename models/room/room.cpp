@@ -30,6 +30,12 @@ sim::arrival_process make_arrivals(const arrival_spec& a) {
   return sim::arrival_process::poisson(1.0);
 }
 
+std::vector<double> sku_shares(const scenario& s) {
+  std::vector<double> out;
+  for (const auto& k : s.skus) out.push_back(k.share);
+  return out;
+}
+
 std::vector<double> shares_of(const scenario& s) {
   std::vector<double> out;
   for (const auto& c : s.classes) out.push_back(c.share);
@@ -49,6 +55,8 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       arrivals_(make_arrivals(s.arrivals)),
       mix_(shares_of(s)),
       lottery_(s.release.selection.kind == selection_kind::lottery),
+      sku_mix_(sku_shares(s)),
+      sku_rng_(seed, replication, "sku"),
       list_sizes_(s.lists.size(), 0),
       selector_(s.release.selection, s.lists.size()),
       aging_(s.lists.size()),
@@ -61,7 +69,6 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
   const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
-  list_of_class_ = s.list_of_class;
   if (lottery_) lottery_sets_.resize(s.classes.size());
   for (const auto& l : s.lists) result_.list_names.push_back(l.name);
   result_.by_list.resize(n);
@@ -237,7 +244,7 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   list_of_.push(user, no_list);
   std::size_t empty = 0;
   if (liveness_.born(user, empty)) free_block(empty);
-  const std::uint32_t l = list_of_class_[user_class];
+  const std::uint32_t l = sc_.route[user_class][draw_sku()];
   if (lottery_) {
     auto& set = lottery_sets_[user_class];
     set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
@@ -318,7 +325,8 @@ std::uint64_t room::release(std::uint64_t n) {
     return done_n;
   }
   for (std::uint64_t k = 0; k < n && queued_ > 0; ++k) {
-    int l = selector_.pick(list_sizes_, select_rng_);
+    int l = sel == selection_kind::scheduler ? pick_scheduled()
+                                             : selector_.pick(list_sizes_, select_rng_);
     if (l == list_selector::none) {
       ++result_.lost_release_units;  // a non-work-conserving share of an empty list
       continue;
@@ -444,6 +452,24 @@ void room::after_release() {
     double d = std::max(0.0, a.cancel_delay_s.sample(order_rng_));
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_cancel);
   }
+}
+
+int room::pick_scheduled() const {
+  const auto& spec = sc_.release.selection;
+  const std::int64_t now = sim_.now().ns();
+  int best = list_selector::none;
+  double best_value = -1.0;
+  for (std::uint32_t l = 0; l < lists_.size(); ++l) {
+    if (list_sizes_[l] == 0) continue;
+    const std::uint32_t head = lists_[l]->tree().at(0).id;
+    double value = spec.age_weight * static_cast<double>(now - entry_ns_[head]) * 1e-9 +
+                   spec.length_weight * static_cast<double>(list_sizes_[l]);
+    if (value > best_value) {  // ties: the earlier list
+      best_value = value;
+      best = static_cast<int>(l);
+    }
+  }
+  return best;
 }
 
 void room::on_tick() {

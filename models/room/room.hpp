@@ -177,7 +177,10 @@ class room {
 
   // One sorted set per list.
   std::vector<std::unique_ptr<list_zset>> lists_;
-  std::vector<std::uint32_t> list_of_class_;
+  sim::class_mix sku_mix_;
+  sim::rng sku_rng_;
+  std::uint32_t draw_sku() { return sc_.skus.size() > 1 ? sku_mix_.draw(sku_rng_) : 0; }
+  int pick_scheduled() const;  // the scheduler's list: oldest head and longest list first
   std::vector<std::uint64_t> list_sizes_;
   list_selector selector_;
   std::uint64_t queued_ = 0;

@@ -150,39 +150,78 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
   return a;
 }
 
-std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user_class>& classes) {
+std::vector<sku_spec> read_skus(const object_reader& top) {
+  if (!top.has("skus")) return {};
+  const json& arr = top.array("skus", 1);
+  std::vector<sku_spec> out;
+  std::set<std::string> names;
+  double total = 0;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    object_reader k(arr[i], top.file(), top.pointer("skus") + "/" + std::to_string(i),
+                    {"name", "share"});
+    sku_spec sk{
+        k.text("name", std::nullopt),
+        k.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0})};
+    if (!names.insert(sk.name).second)
+      k.fail("name", "a name not used by another SKU", "\"" + sk.name + "\" again");
+    total += sk.share;
+    out.push_back(sk);
+  }
+  if (std::abs(total - 1.0) > 1e-9)
+    top.fail("skus", "SKU shares that sum to 1", fmt::format("a sum of {:.9g}", total));
+  return out;
+}
+
+// Names (of classes or SKUs) to indices, for /queue/lists/i/<key>.
+template <class T>
+std::vector<std::uint32_t> read_names(const object_reader& l, const std::string& key,
+                                      const std::vector<T>& known, const std::string& what) {
+  std::vector<std::uint32_t> out;
+  if (!l.has(key)) return out;
+  const json& cs = l.array(key, 1);
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    auto it = std::find_if(known.begin(), known.end(), [&](const T& t) {
+      return cs[k].is_string() && t.name == cs[k].get<std::string>();
+    });
+    if (it == known.end()) l.fail_item(key, k, "the name of " + what, describe(cs[k]));
+    out.push_back(static_cast<std::uint32_t>(it - known.begin()));
+  }
+  return out;
+}
+
+std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user_class>& classes,
+                                  const std::vector<sku_spec>& skus) {
   std::vector<list_spec> lists;
   if (!q.has("lists")) {
-    list_spec all{"all", {}, std::nullopt};
+    list_spec all{"all", {}, {}, std::nullopt};
     for (std::uint32_t c = 0; c < classes.size(); ++c) all.classes.push_back(c);
     return {all};
   }
   const json& arr = q.array("lists", 1);
   if (arr.size() > 32) q.fail("lists", "at most 32 lists", std::to_string(arr.size()));
-  std::vector<int> owner(classes.size(), -1);
+  std::vector<int> owner(classes.size(), -1);  // class-only lists: which list took a class
   std::set<std::string> names;
   for (std::size_t i = 0; i < arr.size(); ++i) {
     object_reader l(arr[i], q.file(), q.pointer("lists") + "/" + std::to_string(i),
-                    {"name", "classes", "max_wait_s"});
+                    {"name", "classes", "skus", "max_wait_s"});
     list_spec ls;
     ls.name = l.text("name", std::nullopt);
     if (!names.insert(ls.name).second)
       l.fail("name", "a name not used by another list", "\"" + ls.name + "\" again");
-    const json& cs = l.array("classes", 1);
-    for (std::size_t k = 0; k < cs.size(); ++k) {
-      if (!cs[k].is_string()) l.fail_item("classes", k, "a class name", describe(cs[k]));
-      auto name = cs[k].get<std::string>();
-      auto it = std::find_if(classes.begin(), classes.end(),
-                             [&](const user_class& c) { return c.name == name; });
-      if (it == classes.end())
-        l.fail_item("classes", k, "the name of a class in /classes", describe(cs[k]));
-      auto c = static_cast<std::size_t>(it - classes.begin());
-      if (owner[c] >= 0)
-        l.fail_item("classes", k, "a class in one list only",
-                    "'" + name + "', already in list " + std::to_string(owner[c]));
-      owner[c] = static_cast<int>(i);
-      ls.classes.push_back(static_cast<std::uint32_t>(c));
-    }
+    if (l.has("skus") && skus.empty())
+      l.fail("skus", "no 'skus' here unless /skus lists them", l.raw("skus").dump());
+    ls.classes = read_names(l, "classes", classes, "a class in /classes");
+    ls.skus = read_names(l, "skus", skus, "a SKU in /skus");
+    if (!l.has("skus") && !l.has("classes"))
+      l.fail("classes", "'classes' or 'skus' (who goes into this list)", "neither");
+    if (ls.skus.empty())
+      for (std::size_t k = 0; k < ls.classes.size(); ++k) {
+        std::uint32_t c = ls.classes[k];
+        if (owner[c] >= 0)
+          l.fail_item("classes", k, "a class in one list only",
+                      "'" + classes[c].name + "', already in list " + std::to_string(owner[c]));
+        owner[c] = static_cast<int>(i);
+      }
     if (l.has("max_wait_s")) {
       if (i == 0)
         l.fail("max_wait_s", "no aging on the first list (there is no list above it)",
@@ -191,10 +230,41 @@ std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user
     }
     lists.push_back(std::move(ls));
   }
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    if (owner[c] < 0)
-      q.fail("lists", "every class in a list", "class '" + classes[c].name + "' in none");
   return lists;
+}
+
+// Each (class, SKU) goes to the first list that names its class (or no class) and its SKU
+// (or no SKU). Every combination must have a list, and every list some combination.
+std::vector<std::vector<std::uint32_t>> route_users(const object_reader& top,
+                                                    const std::vector<user_class>& classes,
+                                                    const std::vector<sku_spec>& skus,
+                                                    const std::vector<list_spec>& lists) {
+  const std::size_t nsku = std::max<std::size_t>(1, skus.size());
+  std::vector<std::vector<std::uint32_t>> route(classes.size(), std::vector<std::uint32_t>(nsku));
+  std::vector<bool> reached(lists.size(), false);
+  auto has = [](const std::vector<std::uint32_t>& v, std::uint32_t x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (std::uint32_t c = 0; c < classes.size(); ++c)
+    for (std::uint32_t k = 0; k < nsku; ++k) {
+      std::optional<std::uint32_t> found;
+      for (std::uint32_t l = 0; l < lists.size() && !found; ++l)
+        if (has(lists[l].classes, c) && (skus.empty() || has(lists[l].skus, k))) found = l;
+      if (!found) {
+        std::string who = "class '" + classes[c].name + "'";
+        if (!skus.empty()) who += " buying '" + skus[k].name + "'";
+        throw sim::input_error(top.file() + ": /queue/lists", "a list for every user",
+                               who + " in none");
+      }
+      route[c][k] = *found;
+      reached[*found] = true;
+    }
+  for (std::size_t l = 0; l < lists.size(); ++l)
+    if (!reached[l])
+      throw sim::input_error(
+          top.file() + ": /queue/lists/" + std::to_string(l), "a list that some users reach",
+          "'" + lists[l].name + "': every user it names goes to an earlier list");
+  return route;
 }
 
 std::optional<compensation_spec> read_compensation(const object_reader& q,
@@ -237,13 +307,13 @@ std::optional<returns_spec> read_returns(const object_reader& top) {
 }
 
 score_policy read_policy(const object_reader& top, const std::vector<user_class>& classes,
-                         std::vector<list_spec>& lists,
+                         const std::vector<sku_spec>& skus, std::vector<list_spec>& lists,
                          std::optional<compensation_spec>& compensation) {
   score_policy p;
   auto r =
       top.object("queue", {"policy", "time_unit", "score_noise", "lists", "compensation"}, false);
-  lists = r ? read_lists(*r, classes)
-            : read_lists(object_reader(json::object(), top.file(), "/queue", {}), classes);
+  lists = r ? read_lists(*r, classes, skus)
+            : read_lists(object_reader(json::object(), top.file(), "/queue", {}), classes, skus);
   if (r) {
     std::string o = r->choice("policy", "offset", {"fifo", "offset", "level"});
     p.order = o == "fifo" ? ordering::fifo : o == "level" ? ordering::level : ordering::offset;
@@ -267,13 +337,13 @@ score_policy read_policy(const object_reader& top, const std::vector<user_class>
 selection_spec read_selection(const object_reader& rel, const std::vector<user_class>& classes,
                               const std::vector<list_spec>& lists, bool tick) {
   selection_spec sel;
-  auto r = rel.object(
-      "selection",
-      {"kind", "weights", "work_conserving", "schedule", "start_probabilities", "class_weights"},
-      false);
+  auto r = rel.object("selection",
+                      {"kind", "weights", "work_conserving", "schedule", "start_probabilities",
+                       "class_weights", "age_weight", "length_weight"},
+                      false);
   if (!r) return sel;
   std::string kind =
-      r->choice("kind", std::nullopt, {"strict", "ratio", "probabilistic", "lottery"});
+      r->choice("kind", std::nullopt, {"strict", "ratio", "probabilistic", "lottery", "scheduler"});
   auto only = [&](const std::string& key, const std::string& k) {
     if (r->has(key) && kind != k)
       r->fail(key, "no '" + key + "' for selection '" + kind + "'", "'" + key + "'",
@@ -284,6 +354,8 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   only("schedule", "ratio");
   only("start_probabilities", "probabilistic");
   only("class_weights", "lottery");
+  only("age_weight", "scheduler");
+  only("length_weight", "scheduler");
   // One number per list (or class), each >= 0, not all 0 (or summing to 1).
   auto per_list = [&](const object_reader& o, const std::string& key, std::size_t n,
                       const std::string& what, bool probabilities) {
@@ -324,6 +396,12 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
         sel.schedule.push_back({at, per_list(e, "weights", lists.size(), "list", false)});
       }
     }
+  } else if (kind == "scheduler") {
+    sel.kind = selection_kind::scheduler;
+    sel.age_weight = r->number("age_weight", 1.0, {0.0, 1e12});
+    sel.length_weight = r->number("length_weight", 0.0, {0.0, 1e12});
+    if (sel.age_weight <= 0 && sel.length_weight <= 0)
+      r->fail("age_weight", "age_weight or length_weight above 0", "both 0");
   } else if (kind == "probabilistic") {
     sel.kind = selection_kind::probabilistic;
     sel.start_probabilities = per_list(*r, "start_probabilities", lists.size(), "list", true);
@@ -434,17 +512,16 @@ std::vector<std::string> scenario::class_names() const {
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(j, file, "",
                     {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
-                     "release", "admission", "returns", "run", "sla"});
+                     "skus", "release", "admission", "returns", "run", "sla"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, std::int64_t{1} << 53));
   s.classes = read_classes(top);
   s.arrivals = read_arrivals(top, s.class_names(), base_dir);
-  s.policy = read_policy(top, s.classes, s.lists, s.compensation);
-  s.list_of_class.assign(s.classes.size(), 0);
-  for (std::uint32_t l = 0; l < s.lists.size(); ++l)
-    for (std::uint32_t c : s.lists[l].classes) s.list_of_class[c] = l;
+  s.skus = read_skus(top);
+  s.policy = read_policy(top, s.classes, s.skus, s.lists, s.compensation);
+  s.route = route_users(top, s.classes, s.skus, s.lists);
   s.release = read_release(top, s.classes, s.lists);
   s.admission = read_admission(top);
   s.returns = read_returns(top);
@@ -566,6 +643,10 @@ json to_json(const scenario& s) {
   for (const auto& c : s.classes)
     j["classes"].push_back(
         {{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}});
+  if (!s.skus.empty()) {
+    j["skus"] = json::array();
+    for (const auto& k : s.skus) j["skus"].push_back({{"name", k.name}, {"share", k.share}});
+  }
   json a;
   switch (s.arrivals.kind) {
     case arrival_kind::poisson:
@@ -590,8 +671,11 @@ json to_json(const scenario& s) {
                 {"score_noise", s.policy.noise}};
   json lists = json::array();
   for (const auto& l : s.lists) {
-    json lj{{"name", l.name}, {"classes", json::array()}};
+    json lj{{"name", l.name}};
+    if (!l.classes.empty()) lj["classes"] = json::array();
     for (std::uint32_t c : l.classes) lj["classes"].push_back(s.classes[c].name);
+    if (!l.skus.empty()) lj["skus"] = json::array();
+    for (std::uint32_t k : l.skus) lj["skus"].push_back(s.skus[k].name);
     if (l.max_wait_s) lj["max_wait_s"] = *l.max_wait_s;
     lists.push_back(lj);
   }
@@ -628,6 +712,9 @@ json to_json(const scenario& s) {
     }
   } else if (sel.kind == selection_kind::probabilistic) {
     sj["start_probabilities"] = sel.start_probabilities;
+  } else if (sel.kind == selection_kind::scheduler) {
+    sj["age_weight"] = sel.age_weight;
+    sj["length_weight"] = sel.length_weight;
   } else if (sel.kind == selection_kind::lottery) {
     sj["class_weights"] = json::object();
     for (std::size_t c = 0; c < s.classes.size(); ++c)

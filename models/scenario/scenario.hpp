@@ -37,8 +37,15 @@ struct arrival_spec {
 // user may wait in it before moving up to the list before it.
 struct list_spec {
   std::string name;
-  std::vector<std::uint32_t> classes;
+  std::vector<std::uint32_t> classes;  // empty: any class
+  std::vector<std::uint32_t> skus;     // empty: any SKU
   std::optional<double> max_wait_s;
+};
+
+// What users came to buy (seed 003: one queue per SKU). Each arrival draws one by share.
+struct sku_spec {
+  std::string name;
+  double share = 1.0;
 };
 
 // Stock-capped admission (seed 003). Absent: admission is not capped.
@@ -80,8 +87,9 @@ struct scenario {
   std::vector<user_class> classes;
   arrival_spec arrivals;
   score_policy policy;
-  std::vector<list_spec> lists;              // at least one; by default one holding every class
-  std::vector<std::uint32_t> list_of_class;  // derived from lists
+  std::vector<sku_spec> skus;                      // none: SKUs are not modelled
+  std::vector<list_spec> lists;                    // at least one; by default one for everyone
+  std::vector<std::vector<std::uint32_t>> route;   // [class][sku] -> list: the first that matches
   release_spec release;
   std::optional<admission_spec> admission;
   std::optional<compensation_spec> compensation;

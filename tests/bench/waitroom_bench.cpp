@@ -43,14 +43,16 @@ std::vector<workload> workloads(double scale) {
                                 n / 0.8);
   // The flash crowd under each selection policy (issue 3: none may fall below half of the
   // offset policy's users/s). Two lists, VIP first, where a policy needs lists.
-  auto flash = [&](const std::string& queue_extra, const std::string& selection) {
+  auto flash = [&](const std::string& queue_extra, const std::string& selection,
+                   const std::string& top_extra = "") {
     return fmt::format(R"({{"name": "flash_crowd",
     "classes": [{{"name": "vip", "share": 0.2, "offset_ms": 10000}}, {{"name": "normal", "share": 0.8}}],
     "arrivals": {{"process": "piecewise", "segments": [{{"duration_s": 60, "rate_per_s": {}}}]}},
     "queue": {{"policy": "offset", "time_unit": "ms"{}}},
     "release": {{"mode": "tick", "interval_ms": 200, "batch": {}{}}},
-    "run": {{"sample_interval_s": 1}}}})",
-                       n / 60.0, queue_extra, static_cast<int>(n / 3000.0 + 1), selection);
+    "run": {{"sample_interval_s": 1}}{}}})",
+                       n / 60.0, queue_extra, static_cast<int>(n / 3000.0 + 1), selection,
+                       top_extra);
   };
   const std::string two_lists =
       R"(, "lists": [{"name": "vip", "classes": ["vip"]}, {"name": "normal", "classes": ["normal"]}])";
@@ -65,6 +67,17 @@ std::vector<workload> workloads(double scale) {
        flash(two_lists,
              R"(, "selection": {"kind": "probabilistic", "start_probabilities": [0.9, 0.1]})")},
       {"flash_aging", flash(aging_lists, R"(, "selection": {"kind": "strict"})")},
+      {"flash_temp_vip",
+       flash(
+           R"(, "compensation": {"threshold_s": 120, "offset_ms": 10000, "classes": ["normal"]})",
+           "",
+           R"(, "returns": {"probability": 0.1, "delay_s": {"dist": "exponential", "mean": 120}})")},
+      {"flash_sku_scheduler",
+       flash(R"(, "lists": [{"name": "vip", "classes": ["vip"]}, {"name": "a", "skus": ["a"]},
+                {"name": "b", "skus": ["b"]}, {"name": "c", "skus": ["c"]}])",
+             R"(, "selection": {"kind": "scheduler", "age_weight": 1, "length_weight": 0.001})",
+             R"(, "skus": [{"name": "a", "share": 0.6}, {"name": "b", "share": 0.3},
+                {"name": "c", "share": 0.1}])")},
       {"flash_lottery",
        flash("",
              R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}})")}};

@@ -55,8 +55,8 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
                "'intervall_ms' (did you mean 'interval_ms'?)");
   expect_error({"/zzz=1"},
                "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
-               "$schema, name, description, seed, classes, arrivals, queue, release, admission, "
-               "returns, run, sla)");
+               "$schema, name, description, seed, classes, arrivals, queue, skus, release, "
+               "admission, returns, run, sla)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {
@@ -106,7 +106,7 @@ TEST(Scenario, ListsAndSelectionsAreChecked) {
   const std::string two =
       R"(/queue/lists=[{"name":"v","classes":["vip"]},{"name":"n","classes":["normal"]}])";
   expect_error({R"(/queue/lists=[{"name":"v","classes":["vip"]}])"},
-               "test.json: /queue/lists: expected every class in a list, found class 'normal' in "
+               "test.json: /queue/lists: expected a list for every user, found class 'normal' in "
                "none");
   expect_error({R"(/queue/lists=[{"name":"v","classes":["vip","gold"]}])"},
                "test.json: /queue/lists/0/classes/1: expected the name of a class in /classes, "
@@ -148,6 +148,29 @@ TEST(Scenario, ListsAndSelectionsAreChecked) {
        R"(/release={"mode":"concurrency","slots":2,"session_s":{"dist":"exponential","mean":1},"selection":{"kind":"ratio","weights":[1,1],"work_conserving":false}})"},
       "test.json: /release/selection/work_conserving: expected true in concurrency mode (a free "
       "slot always takes a waiting user), found false");
+}
+
+TEST(Scenario, SkuRoutingIsChecked) {
+  const std::string skus = R"(/skus=[{"name":"a","share":0.5},{"name":"b","share":0.5}])";
+  expect_error({R"(/queue/lists=[{"name":"a","skus":["a"]}])"},
+               "test.json: /queue/lists/0/skus: expected no 'skus' here unless /skus lists them, "
+               "found [\"a\"]");
+  expect_error({skus, R"(/queue/lists=[{"name":"a","skus":["a"]}])"},
+               "test.json: /queue/lists: expected a list for every user, found class 'vip' buying "
+               "'b' in none");
+  expect_error(
+      {skus, R"(/queue/lists=[{"name":"all","skus":["a","b"]},{"name":"v","classes":["vip"]}])"},
+      "test.json: /queue/lists/1: expected a list that some users reach, found 'v': every "
+      "user it names goes to an earlier list");
+  expect_error(
+      {skus, R"(/queue/lists=[{"name":"x"}])"},
+      "test.json: /queue/lists/0/classes: expected 'classes' or 'skus' (who goes into this "
+      "list), found neither");
+  expect_error({R"(/skus=[{"name":"a","share":0.5}])"},
+               "test.json: /skus: expected SKU shares that sum to 1, found a sum of 0.5");
+  expect_error({R"(/release/selection={"kind":"scheduler","age_weight":0})"},
+               "test.json: /release/selection/age_weight: expected age_weight or length_weight "
+               "above 0, found both 0");
 }
 
 TEST(Scenario, DistributionsAreChecked) {
