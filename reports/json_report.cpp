@@ -114,6 +114,15 @@ json result_json(const models::scenario& s, const models::room_result& r,
   q["length"] = len;
   q["by_class"] = by_class;
   q["released_since_previous"] = rel;
+  if (!r.samples.empty() && !r.samples.front().expected_rank_by_class.empty()) {
+    json er = json::object();
+    for (std::size_t c = 0; c < r.class_names.size(); ++c) {
+      er[r.class_names[c]] = json::array();
+      for (const auto& smp : r.samples)
+        er[r.class_names[c]].push_back(smp.expected_rank_by_class[c]);
+    }
+    q["expected_rank_by_class"] = er;
+  }
   j["queue_length"] = q;
   return j;
 }

@@ -556,7 +556,18 @@ void room::age_user(std::uint32_t user, std::uint32_t l) {
 }
 
 void room::on_sample() {
-  queue_sample s{sim_.now().seconds(), queued_, waiting_by_class_, released_since_sample_};
+  queue_sample s{sim_.now().seconds(), queued_, waiting_by_class_, released_since_sample_, {}};
+  if (lottery_) {
+    const auto& w = sc_.release.selection.class_weights;
+    for (std::size_t c = 0; c < w.size(); ++c) {
+      double rank = 0;
+      for (std::size_t o = 0; o < w.size(); ++o) {
+        double others = static_cast<double>(lottery_sets_[o].size()) - (o == c ? 1.0 : 0.0);
+        if (others > 0) rank += others * w[o] / (w[o] + w[c]);
+      }
+      s.expected_rank_by_class.push_back(rank);
+    }
+  }
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());

@@ -39,6 +39,10 @@ struct queue_sample {
   std::uint64_t length;
   std::vector<std::uint64_t> by_class;
   std::uint64_t released_in_interval;
+  // Lottery only: a waiting user has no position; this is the expected number of users now
+  // waiting who will be drawn before a user of each class, sum over the others of
+  // w_j / (w_i + w_j) (sequential weighted draws; later arrivals not counted).
+  std::vector<double> expected_rank_by_class;
 };
 
 struct list_stats {

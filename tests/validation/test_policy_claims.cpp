@@ -390,3 +390,32 @@ TEST(PerSkuQueues, SchedulerServesTheOldestHeadOrTheLongestQueue) {
   auto len = models::run_scenario(make(R"("age_weight": 0, "length_weight": 1)"), 1);
   EXPECT_NEAR(len.by_class[0].wait_s.mean(), (18.0 + 22.0) / 2, 1e-9);
 }
+
+TEST(PolicyClaims, LotteryExpectedRankMatchesTheDrawOrder) {
+  // 20 VIPs (weight 4) and 20 normals (weight 1) wait; all are drawn one per second. The
+  // reported expected rank of a normal user at t = 0 is 19/2 + 20 * 4/5 = 25.5 draws before
+  // it; measured: the mean number of users drawn before a normal one, over replications.
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_rank.csv";
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 20; ++i) f << "0,vip\n0,normal\n";
+  }
+  auto s = scenario_from(R"({"name": "rank",
+    "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         path + R"("},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 1,
+                "selection": {"kind": "lottery", "class_weights": {"vip": 4, "normal": 1}}},
+    "run": {"sample_interval_s": 1000}})");
+  std::vector<double> before;
+  double reported = 0;
+  for (std::uint64_t rep = 0; rep < 400; ++rep) {
+    auto r = models::run_scenario(s, 1, rep);
+    reported = r.samples.front().expected_rank_by_class[1];
+    // A normal released at tick k (wait k s) had k - 1 users drawn before it.
+    before.push_back(r.by_class[1].wait_s.mean() - 1.0);
+  }
+  EXPECT_NEAR(reported, 19.0 / 2 + 20.0 * 4.0 / 5.0, 1e-12);
+  auto measured = sim::mean_interval(before, 0.999);
+  EXPECT_TRUE(measured.contains(reported)) << measured.mean << " +- " << measured.half_width;
+}
