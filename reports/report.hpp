@@ -3,11 +3,14 @@
 // a terminal table (for people).
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
+#include "models/sla/sla.hpp"
 
 namespace waitroom::reports {
 
@@ -17,5 +20,17 @@ nlohmann::json wait_summary(const models::wait_stats& w);
 nlohmann::json result_json(const models::scenario& s, const models::room_result& r,
                            std::string_view tool_version);
 std::string result_table(const models::scenario& s, const models::room_result& r);
+
+// Several replications: t intervals for every statistic (see the "method" field).
+nlohmann::json replications_json(const models::scenario& s,
+                                 const std::vector<models::room_result>& rs, double level,
+                                 std::string_view tool_version);
+std::string replications_table(const models::scenario& s,
+                               const std::vector<models::room_result>& rs, double level);
+// SLA outcomes: a table for people, JUnit XML for CI systems.
+std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
+                      double level);
+std::string junit_xml(
+    const std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>>& runs);
 
 }  // namespace waitroom::reports

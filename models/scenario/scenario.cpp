@@ -501,6 +501,36 @@ std::optional<admission_spec> read_admission(const object_reader& top) {
   return a;
 }
 
+// "sla": {"confidence": 0.95, "replications": 10, "targets": [{"class": "vip",
+// "metric": "mean_wait_s", "max": 20}, ...]}
+std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<user_class>& classes) {
+  auto r = top.object("sla", {"confidence", "replications", "targets"}, false);
+  if (!r) return std::nullopt;
+  sla_spec spec;
+  spec.confidence = r->number("confidence", 0.95, {0.5, 0.9999});
+  spec.replications = static_cast<std::uint32_t>(r->integer("replications", 10, 2, 100000));
+  const json& ts = r->array("targets", 1);
+  std::vector<std::string> class_options{"all"};
+  for (const auto& c : classes) class_options.push_back(c.name);
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    object_reader t(ts[i], top.file(), r->pointer("targets") + "/" + std::to_string(i),
+                    {"class", "metric", "max", "min"});
+    sla_target target;
+    std::string cls = t.choice("class", "all", class_options);
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      if (classes[c].name == cls) target.user_class = static_cast<std::int32_t>(c);
+    std::string metric = t.choice("metric", std::nullopt, sla_metric_names());
+    const auto& names = sla_metric_names();
+    target.metric =
+        static_cast<sla_metric>(std::find(names.begin(), names.end(), metric) - names.begin());
+    if (t.has("max")) target.max = t.number("max", std::nullopt, {0.0, 1e15});
+    if (t.has("min")) target.min = t.number("min", std::nullopt, {0.0, 1e15});
+    if (!target.max && !target.min) t.fail("max", "a 'max' or a 'min' limit", "neither");
+    spec.targets.push_back(target);
+  }
+  return spec;
+}
+
 }  // namespace
 
 std::vector<std::string> scenario::class_names() const {
@@ -531,10 +561,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
                            "a horizon, since every user returns (returns/probability is 1) and "
                            "the run would never end",
                            "none");
-  if (top.has("sla")) {
-    if (!top.raw("sla").is_object()) top.fail("sla", "an object", describe(top.raw("sla")));
-    s.extra["sla"] = top.raw("sla");
-  }
+  s.sla = read_sla(top, s.classes);
   return s;
 }
 
@@ -733,7 +760,20 @@ json to_json(const scenario& s) {
   json run{{"max_events", s.run.max_events}, {"sample_interval_s", s.run.sample_interval_s}};
   if (s.run.horizon_s) run["horizon_s"] = *s.run.horizon_s;
   j["run"] = run;
-  for (const auto& [k, v] : s.extra.items()) j[k] = v;
+  if (s.sla) {
+    json targets = json::array();
+    for (const auto& t : s.sla->targets) {
+      json tj{{"class", t.user_class < 0 ? std::string("all")
+                                         : s.classes[static_cast<std::size_t>(t.user_class)].name},
+              {"metric", to_string(t.metric)}};
+      if (t.max) tj["max"] = *t.max;
+      if (t.min) tj["min"] = *t.min;
+      targets.push_back(tj);
+    }
+    j["sla"] = {{"confidence", s.sla->confidence},
+                {"replications", s.sla->replications},
+                {"targets", targets}};
+  }
   return j;
 }
 

@@ -10,6 +10,7 @@
 
 #include "models/policies/score_policy.hpp"
 #include "models/release/release_spec.hpp"
+#include "models/sla/sla_spec.hpp"
 #include "sim/core/arrivals.hpp"
 #include "sim/core/distribution.hpp"
 
@@ -95,7 +96,7 @@ struct scenario {
   std::optional<compensation_spec> compensation;
   std::optional<returns_spec> returns;
   run_spec run;
-  nlohmann::json extra;  // "sla" and other blocks later issues read; echoed unchanged
+  std::optional<sla_spec> sla;
 
   std::vector<std::string> class_names() const;
 };

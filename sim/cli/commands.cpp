@@ -5,14 +5,17 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <unistd.h>
 #include <boost/program_options.hpp>
 
 #include "default_scenario.hpp"
+#include "models/room/replicate.hpp"
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
+#include "models/sla/sla.hpp"
 #include "reports/report.hpp"
 #include "sim/core/input_error.hpp"
 #include "version.hpp"
@@ -26,13 +29,17 @@ std::string usage() {
 
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
-               [--out FILE] [--format table|json]
+               [--out FILE] [--format table|json] [--replications R] [--threads T]
+  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom --help | --version
 
 commands:
   run        simulate SCENARIO (a JSON file; without one, the embedded concert
              presale) and print per-class wait-time distributions
+  check      run each SCENARIO's "sla" block (its replications, in parallel) and
+             exit 1 when a target fails: a target holds only when its whole
+             confidence interval is within the limit
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -42,16 +49,21 @@ options:
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
   --format F       table (default on a terminal) or json (default with --out)
+  --replications R independent replications with 95% t intervals for every
+                   statistic; the same for any --threads (default: one per core)
+  --junit FILE     check: also write JUnit XML for CI systems
 
 examples:
   waitroom run
   waitroom run scenarios/clinic.json --set /release/batch=8 --format json
   waitroom run scenarios/mmc_validation.json --seed 7 --out result.json
+  waitroom run scenarios/clinic_ratio.json --replications 20
+  waitroom check scenarios/clinic_ratio.json --junit sla.xml
   waitroom validate scenarios/concert_presale.json
 
 exit codes:
-  0 success   2 bad input (arguments, scenario, trace)   3 internal error
-  4 the output file could not be written   (1 is reserved for SLA checks)
+  0 success   1 an SLA failed (check)   2 bad input (arguments, scenario, trace)
+  3 internal error   4 an output file could not be written
 )";
 }
 
@@ -59,22 +71,31 @@ namespace {
 
 struct common_args {
   std::optional<std::string> scenario_path;
+  std::vector<std::string> scenario_paths;  // check takes several
+  std::uint32_t replications = 1;
+  unsigned threads = 0;  // 0: one per core
+  std::optional<std::string> junit;
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
   std::optional<std::string> format;
 };
 
+enum class command_kind { run, validate, check };
+
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
-                       bool run_options) {
+                       command_kind kind) {
   po::options_description opts;
-  opts.add_options()("scenario", po::value<std::string>())(
+  opts.add_options()("scenario", po::value<std::vector<std::string>>())(
       "set", po::value<std::vector<std::string>>()->composing());
-  if (run_options)
-    opts.add_options()("seed", po::value<std::uint64_t>())("out", po::value<std::string>())(
-        "format", po::value<std::string>());
+  if (kind != command_kind::validate)
+    opts.add_options()("seed", po::value<std::uint64_t>())("threads", po::value<unsigned>());
+  if (kind == command_kind::run)
+    opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
+        "replications", po::value<std::uint32_t>());
+  if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
   po::positional_options_description pos;
-  pos.add("scenario", 1);
+  pos.add("scenario", kind == command_kind::check ? -1 : 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
@@ -84,7 +105,18 @@ common_args parse_args(const std::string& command, const std::vector<std::string
                            e.what());
   }
   common_args a;
-  if (vm.count("scenario")) a.scenario_path = vm["scenario"].as<std::string>();
+  if (vm.count("scenario")) {
+    a.scenario_paths = vm["scenario"].as<std::vector<std::string>>();
+    a.scenario_path = a.scenario_paths.front();
+  }
+  if (vm.count("replications")) {
+    a.replications = vm["replications"].as<std::uint32_t>();
+    if (a.replications < 1 || a.replications > 100000)
+      throw sim::input_error("--replications", "a number from 1 to 100000",
+                             std::to_string(a.replications));
+  }
+  if (vm.count("threads")) a.threads = vm["threads"].as<unsigned>();
+  if (vm.count("junit")) a.junit = vm["junit"].as<std::string>();
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
@@ -96,11 +128,11 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   return a;
 }
 
-models::scenario load(const common_args& a) {
+models::scenario load(const common_args& a, std::optional<std::string> path) {
   nlohmann::json j;
   std::string name, base_dir = ".";
-  if (a.scenario_path) {
-    name = *a.scenario_path;
+  if (path) {
+    name = *path;
     j = models::read_json_file(name);
     base_dir = std::filesystem::path(name).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
@@ -110,6 +142,10 @@ models::scenario load(const common_args& a) {
   }
   for (const auto& s : a.sets) models::apply_override(j, s);
   return models::parse_scenario(j, name, base_dir);
+}
+
+unsigned threads_or_cores(unsigned t) {
+  return t ? t : std::max(1u, std::thread::hardware_concurrency());
 }
 
 // Writes to a temporary file beside the target and renames it, so a failed run never
@@ -136,23 +172,37 @@ bool write_atomically(const std::string& path, const std::string& text) {
 
 int run_command(const std::vector<std::string>& args) {
   try {
-    common_args a = parse_args("run", args, true);
-    models::scenario s = load(a);
+    common_args a = parse_args("run", args, command_kind::run);
+    models::scenario s = load(a, a.scenario_path);
     std::uint64_t seed = a.seed.value_or(s.seed);
     s.seed = seed;
     auto started = std::chrono::steady_clock::now();
-    models::room_result r = models::run_scenario(s, seed);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::string format = a.format.value_or(a.out ? "json" : "table");
-    std::string text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                                        : reports::result_table(s, r);
+    std::string text;
+    std::uint64_t users = 0, events = 0;
+    if (a.replications > 1) {
+      auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
+      for (const auto& r : rs) {
+        users += r.overall.arrived;
+        events += r.events;
+      }
+      text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
+                              : reports::replications_table(s, rs, 0.95);
+    } else {
+      models::room_result r = models::run_scenario(s, seed);
+      users = r.overall.arrived;
+      events = r.events;
+      text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
+                              : reports::result_table(s, r);
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (a.out) {
       if (!write_atomically(*a.out, text)) {
         fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
         return exit_output;
       }
       fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out,
-                 r.overall.arrived, r.events, wall);
+                 users, events, wall);
     } else {
       fmt::print("{}", text);
       std::fflush(stdout);
@@ -164,12 +214,45 @@ int run_command(const std::vector<std::string>& args) {
   }
 }
 
+int check_command(const std::vector<std::string>& args) {
+  try {
+    common_args a = parse_args("check", args, command_kind::check);
+    if (a.scenario_paths.empty())
+      throw sim::input_error("waitroom check", "one or more SCENARIO files", "none");
+    std::vector<models::scenario> scenarios;
+    for (const auto& p : a.scenario_paths) {
+      scenarios.push_back(load(a, p));
+      if (!scenarios.back().sla)
+        throw sim::input_error(p + ": /sla", "an sla block to check", "none");
+    }
+    std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
+    bool all_pass = true;
+    for (auto& s : scenarios) {
+      if (a.seed) s.seed = *a.seed;
+      auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
+      auto os = models::evaluate(*s.sla, rs);
+      for (const auto& o : os) all_pass = all_pass && o.pass;
+      fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
+      outcomes.emplace_back(&s, std::move(os));
+    }
+    if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
+      fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
+      return exit_output;
+    }
+    fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
+    return all_pass ? exit_ok : exit_sla_failed;
+  } catch (const sim::input_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  }
+}
+
 int validate_command(const std::vector<std::string>& args) {
   try {
-    common_args a = parse_args("validate", args, false);
+    common_args a = parse_args("validate", args, command_kind::validate);
     if (!a.scenario_path)
       throw sim::input_error("waitroom validate", "a SCENARIO file argument", "none");
-    models::scenario s = load(a);
+    models::scenario s = load(a, a.scenario_path);
     fmt::print("{}\n", models::to_json(s).dump(2));
     fmt::print(stderr, "waitroom: {} is valid\n", *a.scenario_path);
     return exit_ok;

@@ -8,7 +8,7 @@ namespace waitroom::cli {
 // Documented in `waitroom --help` and docs/cli.md.
 enum exit_code : int {
   exit_ok = 0,
-  exit_sla_failed = 1,  // reserved for `check`
+  exit_sla_failed = 1,  // `check`: a target failed
   exit_bad_input = 2,   // bad arguments, scenario or trace
   exit_internal = 3,    // a bug: please report it
   exit_output = 4,      // the output file could not be written
@@ -16,6 +16,7 @@ enum exit_code : int {
 
 int run_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
 std::string usage();
 
 }  // namespace waitroom::cli

@@ -160,3 +160,45 @@ TEST(Cli, DefaultRunUsesTheEmbeddedConcertPresale) {
   EXPECT_NE(r.out.find("scenario concert-presale"), std::string::npos);
   EXPECT_NE(r.out.find("vip"), std::string::npos);
 }
+
+TEST(Cli, CheckExitsOneOnAFailedSlaAndWritesJunit) {
+  std::string s = scenario("clinic.json");
+  fs::path xml = fs::path(testing::TempDir()) / ("sla_" + std::to_string(::getpid()) + ".xml");
+  auto ok = run("check " + s + " --junit " + xml.string());
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("all SLAs hold"), std::string::npos);
+  auto junit = slurp(xml);
+  EXPECT_NE(junit.find("<testsuites name=\"waitroom check\" tests=\"3\" failures=\"0\">"),
+            std::string::npos)
+      << junit;
+  auto fail = run("check " + s + " --set /sla/targets/0/max=0.5 --junit " + xml.string());
+  EXPECT_EQ(fail.code, 1);
+  EXPECT_NE(fail.out.find("FAIL vip mean_wait_s <= 0.5"), std::string::npos) << fail.out;
+  EXPECT_NE(slurp(xml).find("<failure message="), std::string::npos);
+  EXPECT_EQ(run("check").code, 2);
+  EXPECT_EQ(run("check " + scenario("mmc_validation.json")).code, 2);  // no sla block
+}
+
+TEST(Cli, ReplicationsGiveIntervals) {
+  auto r = run("run " + scenario("clinic.json") + " --replications 4 --threads 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["replications"], 4);
+  const auto& mean = j["classes"][0]["mean_wait_s"];
+  EXPECT_LE(mean["ci"][0].get<double>(), mean["estimate"].get<double>());
+  EXPECT_GE(mean["ci"][1].get<double>(), mean["estimate"].get<double>());
+  EXPECT_EQ(j["per_replication"].size(), 4u);
+  EXPECT_EQ(run("run --replications 0").code, 2);
+}
+
+// The project's own SLA regression gate: every shipped scenario with an sla block holds.
+TEST(Cli, EveryShippedSlaHolds) {
+  std::string files;
+  for (const auto& e : fs::directory_iterator(std::string(WAITROOM_SOURCE_DIR) + "/scenarios")) {
+    if (e.path().extension() != ".json" || e.path().filename() == "scenario.schema.json") continue;
+    if (nlohmann::json::parse(slurp(e.path())).contains("sla")) files += " " + e.path().string();
+  }
+  ASSERT_FALSE(files.empty());
+  auto r = run("check" + files);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}

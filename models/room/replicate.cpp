@@ -1,0 +1,15 @@
+#include "models/room/replicate.hpp"
+
+#include "sim/core/parallel.hpp"
+
+namespace waitroom::models {
+
+std::vector<room_result> replicate(const scenario& s, std::uint64_t seed,
+                                   std::uint32_t replications, unsigned threads) {
+  std::vector<room_result> out(replications);
+  sim::parallel_for(replications, threads,
+                    [&](std::size_t r) { out[r] = run_scenario(s, seed, r); });
+  return out;
+}
+
+}  // namespace waitroom::models

@@ -1,0 +1,62 @@
+#include "models/sla/sla.hpp"
+
+namespace waitroom::models {
+
+const std::vector<std::string>& sla_metric_names() {
+  static const std::vector<std::string> names = {
+      "mean_wait_s", "p50_wait_s", "p90_wait_s",    "p95_wait_s",          "p99_wait_s",
+      "p999_wait_s", "max_wait_s", "refused_share", "waiting_at_end_share"};
+  return names;
+}
+
+const char* to_string(sla_metric m) {
+  return sla_metric_names()[static_cast<std::size_t>(m)].c_str();
+}
+
+double metric_value(const room_result& r, std::int32_t user_class, sla_metric m) {
+  const wait_stats& w =
+      user_class < 0 ? r.overall : r.by_class[static_cast<std::size_t>(user_class)];
+  auto share = [&](std::uint64_t part) {
+    return w.arrived ? static_cast<double>(part) / static_cast<double>(w.arrived) : 0.0;
+  };
+  switch (m) {
+    case sla_metric::mean_wait_s:
+      return w.wait_s.mean();
+    case sla_metric::p50_wait_s:
+      return w.wait_ns.quantile(0.5) * 1e-9;
+    case sla_metric::p90_wait_s:
+      return w.wait_ns.quantile(0.9) * 1e-9;
+    case sla_metric::p95_wait_s:
+      return w.wait_ns.quantile(0.95) * 1e-9;
+    case sla_metric::p99_wait_s:
+      return w.wait_ns.quantile(0.99) * 1e-9;
+    case sla_metric::p999_wait_s:
+      return w.wait_ns.quantile(0.999) * 1e-9;
+    case sla_metric::max_wait_s:
+      return w.wait_s.max();
+    case sla_metric::refused_share:
+      return share(w.refused);
+    case sla_metric::waiting_at_end_share:
+      return share(w.waiting_at_end);
+  }
+  return 0.0;
+}
+
+sim::interval metric_interval(const std::vector<room_result>& rs, std::int32_t user_class,
+                              sla_metric m, double confidence) {
+  std::vector<double> xs;
+  for (const auto& r : rs) xs.push_back(metric_value(r, user_class, m));
+  return sim::mean_interval(xs, confidence);
+}
+
+std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<room_result>& rs) {
+  std::vector<sla_outcome> out;
+  for (const auto& t : spec.targets) {
+    auto iv = metric_interval(rs, t.user_class, t.metric, spec.confidence);
+    bool pass = (!t.max || iv.hi() <= *t.max) && (!t.min || iv.lo() >= *t.min);
+    out.push_back({t, iv, pass});
+  }
+  return out;
+}
+
+}  // namespace waitroom::models

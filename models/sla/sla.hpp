@@ -1,0 +1,31 @@
+#pragma once
+// Service-level targets (the scenario's "sla" block) and their evaluation over independent
+// replications. A target passes when its whole confidence interval is on the right side of
+// the limit: decisions rest on the confidence bound, never on the point estimate.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/room/room.hpp"
+#include "models/sla/sla_spec.hpp"
+#include "sim/core/confidence.hpp"
+
+namespace waitroom::models {
+
+// One metric of one replication's result (class -1: overall).
+double metric_value(const room_result& r, std::int32_t user_class, sla_metric m);
+// The metric over replications: t interval at `confidence`.
+sim::interval metric_interval(const std::vector<room_result>& rs, std::int32_t user_class,
+                              sla_metric m, double confidence);
+
+struct sla_outcome {
+  sla_target target;
+  sim::interval estimate;
+  bool pass;
+};
+std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<room_result>& rs);
+
+}  // namespace waitroom::models

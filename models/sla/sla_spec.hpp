@@ -1,0 +1,38 @@
+#pragma once
+// Service-level targets: the scenario's "sla" block, validated when the scenario loads.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace waitroom::models {
+
+enum class sla_metric {
+  mean_wait_s,
+  p50_wait_s,
+  p90_wait_s,
+  p95_wait_s,
+  p99_wait_s,
+  p999_wait_s,
+  max_wait_s,
+  refused_share,         // refused / arrived
+  waiting_at_end_share,  // still waiting at the end / arrived (starvation)
+};
+
+struct sla_target {
+  std::int32_t user_class = -1;  // -1: all users
+  sla_metric metric = sla_metric::mean_wait_s;
+  std::optional<double> max;
+  std::optional<double> min;
+};
+
+struct sla_spec {
+  double confidence = 0.95;
+  std::uint32_t replications = 10;
+  std::vector<sla_target> targets;
+};
+
+const std::vector<std::string>& sla_metric_names();
+const char* to_string(sla_metric m);
+
+}  // namespace waitroom::models

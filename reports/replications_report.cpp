@@ -1,0 +1,164 @@
+#include <fmt/format.h>
+
+#include "models/sla/sla.hpp"
+#include "reports/report.hpp"
+
+namespace waitroom::reports {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr models::sla_metric summary_metrics[] = {
+    models::sla_metric::mean_wait_s,   models::sla_metric::p50_wait_s,
+    models::sla_metric::p90_wait_s,    models::sla_metric::p95_wait_s,
+    models::sla_metric::p99_wait_s,    models::sla_metric::max_wait_s,
+    models::sla_metric::refused_share, models::sla_metric::waiting_at_end_share};
+
+json interval_json(const sim::interval& iv) {
+  return {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
+}
+
+json class_summary(const std::vector<models::room_result>& rs, std::int32_t c, double level) {
+  json j;
+  for (auto m : summary_metrics)
+    j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
+  models::wait_stats pooled;
+  for (const auto& r : rs)
+    pooled.merge(c < 0 ? r.overall : r.by_class[static_cast<std::size_t>(c)]);
+  j["pooled"] = wait_summary(pooled);
+  return j;
+}
+
+}  // namespace
+
+json replications_json(const models::scenario& s, const std::vector<models::room_result>& rs,
+                       double level, std::string_view tool_version) {
+  json j;
+  j["schema_version"] = result_schema_version;
+  j["tool"] = {{"name", "waitroom"}, {"version", tool_version}};
+  j["seed"] = s.seed;
+  j["replications"] = rs.size();
+  j["confidence"] = level;
+  j["method"] =
+      "Each statistic is estimated in every independent replication; the estimate is their "
+      "mean and ci a Student-t interval over replications (percentiles: nearest-rank "
+      "per replication from the histogram, then the t interval). 'pooled' merges all "
+      "replications' waits.";
+  j["scenario"] = models::to_json(s);
+  j["classes"] = json::array();
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    json cj = class_summary(rs, static_cast<std::int32_t>(c), level);
+    cj["name"] = s.classes[c].name;
+    j["classes"].push_back(cj);
+  }
+  j["overall"] = class_summary(rs, -1, level);
+  j["per_replication"] = json::array();
+  for (const auto& r : rs)
+    j["per_replication"].push_back({{"replication", r.replication},
+                                    {"mean_wait_s", r.overall.wait_s.mean()},
+                                    {"released", r.overall.released},
+                                    {"end_time_s", r.end_time_s},
+                                    {"events", r.events}});
+  return j;
+}
+
+std::string replications_table(const models::scenario& s,
+                               const std::vector<models::room_result>& rs, double level) {
+  std::string out = fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
+                                s.name, s.seed, rs.size(), level * 100);
+  out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n", "class", "mean wait (s)", "p95 wait (s)",
+                     "p99 wait (s)");
+  auto cell = [&](std::int32_t c, models::sla_metric m) {
+    auto iv = models::metric_interval(rs, c, m, level);
+    return fmt::format("{:.3f} ± {:.3f}", iv.mean, iv.half_width);
+  };
+  for (std::size_t c = 0; c <= s.classes.size(); ++c) {
+    auto ci = c < s.classes.size() ? static_cast<std::int32_t>(c) : -1;
+    if (ci < 0 && s.classes.size() == 1) break;
+    out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n", ci < 0 ? "all" : s.classes[c].name,
+                       cell(ci, models::sla_metric::mean_wait_s),
+                       cell(ci, models::sla_metric::p95_wait_s),
+                       cell(ci, models::sla_metric::p99_wait_s));
+  }
+  return out;
+}
+
+namespace {
+std::string target_text(const models::scenario& s, const models::sla_target& t) {
+  std::string who =
+      t.user_class < 0 ? "all" : s.classes[static_cast<std::size_t>(t.user_class)].name;
+  std::string limit;
+  if (t.max) limit += fmt::format("<= {}", *t.max);
+  if (t.min) limit += fmt::format("{}>= {}", limit.empty() ? "" : ", ", *t.min);
+  return fmt::format("{} {} {}", who, models::to_string(t.metric), limit);
+}
+
+std::string xml_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
+                      double level) {
+  std::string out = fmt::format("{}: {:.0f}% confidence\n", s.name, level * 100);
+  for (const auto& o : outcomes)
+    out += fmt::format("  {:<4} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", o.pass ? "ok" : "FAIL",
+                       target_text(s, o.target), o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+  return out;
+}
+
+std::string junit_xml(
+    const std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>>& runs) {
+  std::size_t tests = 0, failures = 0;
+  for (const auto& [s, os] : runs)
+    for (const auto& o : os) {
+      ++tests;
+      failures += !o.pass;
+    }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"waitroom check\" tests=\"{}\" failures=\"{}\">\n", tests,
+                     failures);
+  for (const auto& [s, os] : runs) {
+    std::size_t f = 0;
+    for (const auto& o : os) f += !o.pass;
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
+                       xml_escape(s->name), os.size(), f);
+    for (const auto& o : os) {
+      std::string name = xml_escape(target_text(*s, o.target));
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(s->name), name);
+      if (o.pass) {
+        out += "/>\n";
+      } else {
+        out += fmt::format(
+            ">\n      <failure message=\"measured {:.4g}, interval [{:.4g}, {:.4g}]\"/>\n    "
+            "</testcase>\n",
+            o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+      }
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace waitroom::reports
