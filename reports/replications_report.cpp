@@ -84,6 +84,68 @@ std::string replications_table(const models::scenario& s,
   return out;
 }
 
+nlohmann::json compare_json(const std::vector<std::string>& names,
+                            const std::vector<const models::scenario*>& scenarios,
+                            const std::vector<std::vector<models::room_result>>& runs,
+                            double level) {
+  json j;
+  j["schema_version"] = result_schema_version;
+  j["confidence"] = level;
+  j["replications"] = runs.front().size();
+  j["method"] =
+      "All variants run the same replications on common random numbers; differences are "
+      "paired per replication (variant minus the first), with Student-t intervals.";
+  const auto& base = *scenarios.front();
+  j["variants"] = json::array();
+  for (std::size_t v = 0; v < names.size(); ++v) {
+    json vj{{"name", names[v]},
+            {"scenario", models::to_json(*scenarios[v])},
+            {"classes", json::array()}};
+    for (std::int32_t c = -1; c < static_cast<std::int32_t>(base.classes.size()); ++c) {
+      json cj{
+          {"class", c < 0 ? std::string("all") : base.classes[static_cast<std::size_t>(c)].name}};
+      for (auto m : summary_metrics) {
+        json mj = interval_json(models::metric_interval(runs[v], c, m, level));
+        if (v > 0) {
+          std::vector<double> d;
+          for (std::size_t r = 0; r < runs[v].size(); ++r)
+            d.push_back(models::metric_value(runs[v][r], c, m) -
+                        models::metric_value(runs[0][r], c, m));
+          mj["difference"] = interval_json(sim::mean_interval(d, level));
+        }
+        cj[models::to_string(m)] = mj;
+      }
+      vj["classes"].push_back(cj);
+    }
+    j["variants"].push_back(vj);
+  }
+  return j;
+}
+
+std::string compare_table(const nlohmann::json& j) {
+  std::string out = fmt::format(
+      "{} replications on common random numbers, {:.0f}% intervals; "
+      "differences are against '{}'\n\n",
+      j["replications"].get<std::size_t>(), j["confidence"].get<double>() * 100,
+      j["variants"][0]["name"].get<std::string>());
+  out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
+                     "mean wait (s)", "difference", "p95 wait (s)", "difference");
+  auto cell = [](const json& m) {
+    return fmt::format("{:.3f} ± {:.3f}", m["estimate"].get<double>(),
+                       (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2);
+  };
+  for (const auto& v : j["variants"])
+    for (const auto& c : v["classes"]) {
+      const auto& mean = c["mean_wait_s"];
+      const auto& p95 = c["p95_wait_s"];
+      out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", v["name"].get<std::string>(),
+                         c["class"].get<std::string>(), cell(mean),
+                         mean.contains("difference") ? cell(mean["difference"]) : "", cell(p95),
+                         p95.contains("difference") ? cell(p95["difference"]) : "");
+    }
+  return out;
+}
+
 namespace {
 std::string target_text(const models::scenario& s, const models::sla_target& t) {
   std::string who =

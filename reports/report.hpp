@@ -27,6 +27,12 @@ nlohmann::json replications_json(const models::scenario& s,
                                  std::string_view tool_version);
 std::string replications_table(const models::scenario& s,
                                const std::vector<models::room_result>& rs, double level);
+// Variants compared on common random numbers: runs[v][r] is variant v, replication r.
+nlohmann::json compare_json(const std::vector<std::string>& names,
+                            const std::vector<const models::scenario*>& scenarios,
+                            const std::vector<std::vector<models::room_result>>& runs,
+                            double level);
+std::string compare_table(const nlohmann::json& comparison);
 // SLA outcomes: a table for people, JUnit XML for CI systems.
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level);

@@ -31,6 +31,8 @@ usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
                [--out FILE] [--format table|json] [--replications R] [--threads T]
   waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
+  waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
+               [--replications R] [--seed N] [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom --help | --version
 
@@ -40,6 +42,8 @@ commands:
   check      run each SCENARIO's "sla" block (its replications, in parallel) and
              exit 1 when a target fails: a target holds only when its whole
              confidence interval is within the limit
+  compare    run SCENARIO and each variant on common random numbers (default 10
+             replications) and show paired differences with intervals
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -59,6 +63,8 @@ examples:
   waitroom run scenarios/mmc_validation.json --seed 7 --out result.json
   waitroom run scenarios/clinic_ratio.json --replications 20
   waitroom check scenarios/clinic_ratio.json --junit sla.xml
+  waitroom compare scenarios/clinic_ratio.json \
+      --variant 15to15:/release/selection/weights=[15,15]
   waitroom validate scenarios/concert_presale.json
 
 exit codes:
@@ -75,13 +81,14 @@ struct common_args {
   std::uint32_t replications = 1;
   unsigned threads = 0;  // 0: one per core
   std::optional<std::string> junit;
+  std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
   std::optional<std::string> format;
 };
 
-enum class command_kind { run, validate, check };
+enum class command_kind { run, validate, check, compare };
 
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind) {
@@ -90,9 +97,11 @@ common_args parse_args(const std::string& command, const std::vector<std::string
       "set", po::value<std::vector<std::string>>()->composing());
   if (kind != command_kind::validate)
     opts.add_options()("seed", po::value<std::uint64_t>())("threads", po::value<unsigned>());
-  if (kind == command_kind::run)
+  if (kind == command_kind::run || kind == command_kind::compare)
     opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
         "replications", po::value<std::uint32_t>());
+  if (kind == command_kind::compare)
+    opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
   if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
   po::positional_options_description pos;
   pos.add("scenario", kind == command_kind::check ? -1 : 1);
@@ -117,6 +126,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   }
   if (vm.count("threads")) a.threads = vm["threads"].as<unsigned>();
   if (vm.count("junit")) a.junit = vm["junit"].as<std::string>();
+  if (vm.count("variant")) a.variants = vm["variant"].as<std::vector<std::string>>();
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
@@ -241,6 +251,58 @@ int check_command(const std::vector<std::string>& args) {
     }
     fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
     return all_pass ? exit_ok : exit_sla_failed;
+  } catch (const sim::input_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  }
+}
+
+int compare_command(const std::vector<std::string>& args) {
+  try {
+    common_args a = parse_args("compare", args, command_kind::compare);
+    if (a.variants.empty())
+      throw sim::input_error("--variant", "at least one NAME:/pointer=value[,/pointer=value]",
+                             "none");
+    std::vector<std::string> names{"base"};
+    std::vector<models::scenario> scenarios;
+    scenarios.push_back(load(a, a.scenario_path));
+    for (const auto& v : a.variants) {
+      auto colon = v.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 >= v.size() || v[colon + 1] != '/')
+        throw sim::input_error("--variant " + v, "NAME:/pointer=value[,/pointer=value...]",
+                               "'" + v + "'");
+      names.push_back(v.substr(0, colon));
+      common_args va = a;
+      // Assignments are separated by ",/" so JSON values may contain commas.
+      std::string rest = v.substr(colon + 1);
+      for (std::size_t start = 0; start < rest.size();) {
+        std::size_t next = rest.find(",/", start);
+        va.sets.push_back(rest.substr(start, next == std::string::npos ? next : next - start));
+        start = next == std::string::npos ? rest.size() : next + 1;
+      }
+      scenarios.push_back(load(va, a.scenario_path));
+    }
+    std::uint64_t seed = a.seed.value_or(scenarios.front().seed);
+    std::uint32_t reps = a.replications > 1 ? a.replications : 10;
+    std::vector<std::vector<models::room_result>> runs;
+    std::vector<const models::scenario*> ptrs;
+    for (auto& s : scenarios) {
+      s.seed = seed;  // common random numbers: every variant sees the same customers
+      runs.push_back(models::replicate(s, seed, reps, threads_or_cores(a.threads)));
+      ptrs.push_back(&s);
+    }
+    auto j = reports::compare_json(names, ptrs, runs, 0.95);
+    std::string format = a.format.value_or(a.out ? "json" : "table");
+    std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+    if (a.out) {
+      if (!write_atomically(*a.out, text)) {
+        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+        return exit_output;
+      }
+    } else {
+      fmt::print("{}", text);
+    }
+    return exit_ok;
   } catch (const sim::input_error& e) {
     fmt::print(stderr, "waitroom: {}\n", e.what());
     return exit_bad_input;

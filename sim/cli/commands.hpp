@@ -17,6 +17,7 @@ enum exit_code : int {
 int run_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 std::string usage();
 
 }  // namespace waitroom::cli

@@ -26,10 +26,11 @@ int main(int argc, char** argv) {
     if (cmd == "run") return run_command(args);
     if (cmd == "validate") return validate_command(args);
     if (cmd == "check") return check_command(args);
-    fmt::print(
-        stderr,
-        "waitroom: unknown command '{}' (commands: run, check, validate; see waitroom --help)\n",
-        cmd);
+    if (cmd == "compare") return compare_command(args);
+    fmt::print(stderr,
+               "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
+               "waitroom --help)\n",
+               cmd);
     return exit_bad_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "waitroom: internal error: {}\n", e.what());

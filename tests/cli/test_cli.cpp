@@ -202,3 +202,24 @@ TEST(Cli, EveryShippedSlaHolds) {
   auto r = run("check" + files);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
+
+TEST(Cli, CompareGivesPairedDifferencesOnCommonRandomNumbers) {
+  auto r = run("compare " + scenario("clinic.json") +
+               " --replications 5 --format json --variant same:/name=renamed" +
+               " --variant faster:/release/batch=8");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["variants"].size(), 3u);
+  // An identical configuration on the same random numbers differs by exactly zero.
+  const auto& same = j["variants"][1]["classes"][0]["mean_wait_s"]["difference"];
+  EXPECT_EQ(same["estimate"], 0.0);
+  EXPECT_EQ(same["ci"][0], 0.0);
+  // A faster backend shortens every wait: the whole interval is below zero.
+  const auto& faster = j["variants"][2]["classes"][0]["mean_wait_s"]["difference"];
+  EXPECT_LT(faster["ci"][1].get<double>(), 0.0);
+  EXPECT_EQ(run("compare " + scenario("clinic.json") + " --variant nocolon").code, 2);
+  EXPECT_EQ(run("compare " + scenario("clinic.json")).code, 2);
+  auto bad = run("compare " + scenario("clinic.json") + " --variant x:/release/batch=-1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/release/batch"), std::string::npos);
+}
