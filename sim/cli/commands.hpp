@@ -18,6 +18,7 @@ int run_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int estimate_command(const std::vector<std::string>& args);
 std::string usage();
 
 }  // namespace waitroom::cli

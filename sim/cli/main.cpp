@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return validate_command(args);
     if (cmd == "check") return check_command(args);
     if (cmd == "compare") return compare_command(args);
+    if (cmd == "estimate") return estimate_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
                "waitroom --help)\n",

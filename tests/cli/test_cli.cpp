@@ -223,3 +223,11 @@ TEST(Cli, CompareGivesPairedDifferencesOnCommonRandomNumbers) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("/release/batch"), std::string::npos);
 }
+
+TEST(Cli, EstimatePrintsTheClosedFormBesideTheSimulation) {
+  auto r = run("estimate " + scenario("priority_mm1.json") + " --replications 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Cobham"), std::string::npos);
+  EXPECT_NE(r.out.find("5.0000"), std::string::npos);
+  EXPECT_EQ(run("estimate").code, 2);
+}
