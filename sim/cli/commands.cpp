@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include "cli_support.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,6 +37,10 @@ usage:
   waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json] [--out FILE]
+  waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
+               [--out FILE] [--csv FILE] [--quiet]
+  waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
+               [--tie /pointer=EXPR] [--csv FILE]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom --help | --version
@@ -47,6 +53,12 @@ commands:
              confidence interval is within the limit
   compare    run SCENARIO and each variant on common random numbers (default 10
              replications) and show paired differences with intervals
+  sweep      a grid over any JSON pointers; per point and class, mean, p95 and
+             refused share with intervals, and whether the SLA holds (JSON, CSV)
+  plan       search knobs for the settings where every SLA of the scenario holds
+             (on confidence bounds): for one knob the feasible range and the Pareto
+             front of the first two classes' waits, for two the feasible region.
+             --tie sets another pointer from the first knob x (e.g. 30-x)
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
              Cobham) beside the simulated mean waits with their intervals
   validate   check SCENARIO and print the effective scenario as JSON
@@ -70,6 +82,8 @@ examples:
   waitroom check scenarios/clinic_ratio.json --junit sla.xml
   waitroom compare scenarios/clinic_ratio.json \
       --variant 15to15:/release/selection/weights=[15,15]
+  waitroom plan scenarios/clinic_ratio_plan.json --knob /release/selection/weights/0 \
+      --range 1:29:1 --tie /release/selection/weights/1=30-x
   waitroom validate scenarios/concert_presale.json
 
 exit codes:
@@ -77,115 +91,6 @@ exit codes:
   3 internal error   4 an output file could not be written
 )";
 }
-
-namespace {
-
-struct common_args {
-  std::optional<std::string> scenario_path;
-  std::vector<std::string> scenario_paths;  // check takes several
-  std::uint32_t replications = 1;
-  unsigned threads = 0;  // 0: one per core
-  std::optional<std::string> junit;
-  std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
-  std::vector<std::string> sets;
-  std::optional<std::uint64_t> seed;
-  std::optional<std::string> out;
-  std::optional<std::string> format;
-};
-
-enum class command_kind { run, validate, check, compare, estimate };
-
-common_args parse_args(const std::string& command, const std::vector<std::string>& args,
-                       command_kind kind) {
-  po::options_description opts;
-  opts.add_options()("scenario", po::value<std::vector<std::string>>())(
-      "set", po::value<std::vector<std::string>>()->composing());
-  if (kind != command_kind::validate)
-    opts.add_options()("seed", po::value<std::uint64_t>())("threads", po::value<unsigned>());
-  if (kind == command_kind::estimate)
-    opts.add_options()("replications", po::value<std::uint32_t>());
-  if (kind == command_kind::run || kind == command_kind::compare)
-    opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
-        "replications", po::value<std::uint32_t>());
-  if (kind == command_kind::compare)
-    opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
-  if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
-  po::positional_options_description pos;
-  pos.add("scenario", kind == command_kind::check ? -1 : 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw sim::input_error("waitroom " + command, "valid arguments (see waitroom --help)",
-                           e.what());
-  }
-  common_args a;
-  if (vm.count("scenario")) {
-    a.scenario_paths = vm["scenario"].as<std::vector<std::string>>();
-    a.scenario_path = a.scenario_paths.front();
-  }
-  if (vm.count("replications")) {
-    a.replications = vm["replications"].as<std::uint32_t>();
-    if (a.replications < 1 || a.replications > 100000)
-      throw sim::input_error("--replications", "a number from 1 to 100000",
-                             std::to_string(a.replications));
-  }
-  if (vm.count("threads")) a.threads = vm["threads"].as<unsigned>();
-  if (vm.count("junit")) a.junit = vm["junit"].as<std::string>();
-  if (vm.count("variant")) a.variants = vm["variant"].as<std::vector<std::string>>();
-  if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
-  if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
-  if (vm.count("out")) a.out = vm["out"].as<std::string>();
-  if (vm.count("format")) {
-    a.format = vm["format"].as<std::string>();
-    if (*a.format != "table" && *a.format != "json")
-      throw sim::input_error("--format", "table or json", "'" + *a.format + "'");
-  }
-  return a;
-}
-
-models::scenario load(const common_args& a, std::optional<std::string> path) {
-  nlohmann::json j;
-  std::string name, base_dir = ".";
-  if (path) {
-    name = *path;
-    j = models::read_json_file(name);
-    base_dir = std::filesystem::path(name).parent_path().string();
-    if (base_dir.empty()) base_dir = ".";
-  } else {
-    name = std::string(default_scenario_name);
-    j = models::parse_json_text(std::string(default_scenario_text), name);
-  }
-  for (const auto& s : a.sets) models::apply_override(j, s);
-  return models::parse_scenario(j, name, base_dir);
-}
-
-unsigned threads_or_cores(unsigned t) {
-  return t ? t : std::max(1u, std::thread::hardware_concurrency());
-}
-
-// Writes to a temporary file beside the target and renames it, so a failed run never
-// leaves a half-written result behind.
-bool write_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return false;
-    f << text;
-    f.flush();
-    if (!f) {
-      std::filesystem::remove(tmp);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
-}
-
-}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   try {

@@ -19,6 +19,8 @@ int validate_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int estimate_command(const std::vector<std::string>& args);
+int sweep_command(const std::vector<std::string>& args);
+int plan_command(const std::vector<std::string>& args);
 std::string usage();
 
 }  // namespace waitroom::cli

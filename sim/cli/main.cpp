@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
     if (cmd == "check") return check_command(args);
     if (cmd == "compare") return compare_command(args);
     if (cmd == "estimate") return estimate_command(args);
+    if (cmd == "sweep") return sweep_command(args);
+    if (cmd == "plan") return plan_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
                "waitroom --help)\n",

@@ -1,6 +1,7 @@
 // The `waitroom` program as a user runs it: exit codes, messages, files, determinism.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -230,4 +231,48 @@ TEST(Cli, EstimatePrintsTheClosedFormBesideTheSimulation) {
   EXPECT_NE(r.out.find("Cobham"), std::string::npos);
   EXPECT_NE(r.out.find("5.0000"), std::string::npos);
   EXPECT_EQ(run("estimate").code, 2);
+}
+
+TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
+  auto r = run("plan " + scenario("clinic_ratio_plan.json") +
+               " --knob /release/selection/weights/0 --range 1:29:1"
+               " --tie /release/selection/weights/1=30-x --threads 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // VIPs need 6 of every 30 (5/s arrive); normals need 20 (20/s arrive) and their backlog.
+  EXPECT_NE(r.out.find("every SLA holds for /release/selection/weights/0 from 6 to 10"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("plan " + scenario("clinic_ratio_plan.json") + " --knob /x --range 5:1").code, 2);
+  EXPECT_EQ(run("plan " + scenario("clinic_ratio_plan.json") +
+                " --knob /release/batch --range 1:2 --tie /x=y")
+                .code,
+            2);
+  EXPECT_EQ(
+      run("plan " + scenario("mmc_validation.json") + " --knob /release/slots --range 4:5").code,
+      2);  // no sla block
+}
+
+TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
+  fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
+  std::string args = "sweep " + scenario("clinic.json") +
+                     " --vary /release/batch=5:7:1 --vary /classes/0/offset_ms=0:10000:10000" +
+                     " --replications 3 --quiet";
+  auto one = run(args + " --threads 1 --csv " + csv.string());
+  auto two = run(args + " --threads 2");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  auto j = nlohmann::json::parse(one.out);
+  ASSERT_EQ(j["points"].size(), 6u);  // 3 x 2
+  EXPECT_EQ(j["points"][1]["values"]["/classes/0/offset_ms"], 10000.0);
+  EXPECT_TRUE(j["points"][0].contains("sla_holds"));
+  std::string text = slurp(csv);
+  EXPECT_EQ(
+      text.rfind("/release/batch,/classes/0/offset_ms,class,metric,estimate,ci_low,ci_high\n", 0),
+      0u);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
+            1 + 6 * 3 * 3);  // points x classes x metrics
+  EXPECT_EQ(run("sweep " + scenario("clinic.json") + " --vary /release/batch=7:5").code, 2);
+  auto bad = run("sweep " + scenario("clinic.json") + " --vary /release/batch=0:1:1");
+  EXPECT_EQ(bad.code, 2);  // batch 0 is invalid: the point's error names the pointer
+  EXPECT_NE(bad.err.find("/release/batch"), std::string::npos);
 }

@@ -1,0 +1,42 @@
+#pragma once
+// What the commands share: argument parsing, loading a scenario (file or the embedded
+// default) with --set overrides, the thread count, and atomic output files.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/scenario/scenario.hpp"
+
+namespace waitroom::cli {
+
+struct common_args {
+  std::optional<std::string> scenario_path;
+  std::vector<std::string> scenario_paths;  // check takes several
+  std::uint32_t replications = 1;
+  unsigned threads = 0;  // 0: one per core
+  std::optional<std::string> junit;
+  std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> out;
+  std::optional<std::string> format;
+  std::vector<std::string> vary;    // sweep: /pointer=START:STOP:STEP
+  std::vector<std::string> knobs;   // plan: /pointer
+  std::vector<std::string> ranges;  // plan: LO:HI[:STEP], one per knob
+  std::vector<std::string> ties;    // plan: /pointer=EXPR in x (the first knob)
+  std::optional<std::string> csv;
+  bool quiet = false;
+};
+
+enum class command_kind { run, validate, check, compare, estimate, sweep, plan };
+
+common_args parse_args(const std::string& command, const std::vector<std::string>& args,
+                       command_kind kind);
+models::scenario load(const common_args& a, std::optional<std::string> path);
+unsigned threads_or_cores(unsigned t);
+// Writes to a temporary file beside the target and renames it, so a failed run never
+// leaves a half-written result behind.
+bool write_atomically(const std::string& path, const std::string& text);
+
+}  // namespace waitroom::cli

@@ -1,0 +1,345 @@
+// `waitroom sweep` and `waitroom plan`: many configurations of one scenario, each run as
+// independent replications on common random numbers (every point uses the same seed).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "models/room/replicate.hpp"
+#include "models/sla/sla.hpp"
+#include "sim/core/input_error.hpp"
+
+namespace waitroom::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct axis {
+  std::string pointer;
+  std::vector<double> values;
+};
+
+double parse_number(const std::string& text, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    throw sim::input_error(where, "a number", "'" + text + "'");
+  }
+}
+
+// "LO:HI[:STEP]" (STEP defaults to a 20th of the range) into the grid's values.
+std::vector<double> parse_range(const std::string& text, const std::string& where) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    std::size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon == std::string::npos ? colon : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3)
+    throw sim::input_error(where, "START:STOP[:STEP]", "'" + text + "'");
+  double lo = parse_number(parts[0], where), hi = parse_number(parts[1], where);
+  double step = parts.size() == 3 ? parse_number(parts[2], where) : (hi - lo) / 20.0;
+  if (hi < lo || step <= 0 || (hi - lo) / step > 10000)
+    throw sim::input_error(where, "START <= STOP and a STEP > 0 giving at most 10,000 values",
+                           "'" + text + "'");
+  std::vector<double> out;
+  for (std::size_t i = 0;; ++i) {
+    double v = lo + static_cast<double>(i) * step;
+    if (v > hi + 1e-9 * std::max(1.0, std::abs(hi))) break;
+    out.push_back(std::round(v * 1e9) / 1e9);  // 0.1 * 3 reads 0.3
+  }
+  return out;
+}
+
+// A JSON number: integral values as integers, so integer keys (batch, slots) accept them.
+std::string json_number(double v) {
+  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(static_cast<std::int64_t>(v));
+  return json(v).dump();
+}
+
+// "/pointer=EXPR" with EXPR linear in x: x, c-x, c+x, x+c, x-c, c*x.
+std::function<double(double)> parse_tie(const std::string& expr, const std::string& where) {
+  auto x = expr.find('x');
+  if (x == std::string::npos || expr.find('x', x + 1) != std::string::npos)
+    throw sim::input_error(where, "an expression in x such as 30-x, x+5 or 2*x", "'" + expr + "'");
+  std::string left = expr.substr(0, x), right = expr.substr(x + 1);
+  if (left.empty() && right.empty()) return [](double v) { return v; };
+  if (right.empty() && !left.empty()) {
+    char op = left.back();
+    double c = parse_number(left.substr(0, left.size() - 1), where);
+    if (op == '-') return [c](double v) { return c - v; };
+    if (op == '+') return [c](double v) { return c + v; };
+    if (op == '*') return [c](double v) { return c * v; };
+  }
+  if (left.empty() && right.size() > 1) {
+    char op = right.front();
+    double c = parse_number(right.substr(1), where);
+    if (op == '-') return [c](double v) { return v - c; };
+    if (op == '+') return [c](double v) { return v + c; };
+    if (op == '*') return [c](double v) { return v * c; };
+  }
+  throw sim::input_error(where, "an expression in x such as 30-x, x+5 or 2*x", "'" + expr + "'");
+}
+
+// Shows "[k/N] ETA" on a terminal, unless --quiet.
+class progress {
+ public:
+  progress(std::size_t total, bool quiet)
+      : total_(total), on_(!quiet && ::isatty(2)), start_(std::chrono::steady_clock::now()) {}
+  void step(std::size_t done) {
+    if (!on_) return;
+    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double eta = done ? el / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+    fmt::print(stderr, "\r[{}/{}] {:.0f}% ETA {:.0f}s   ", done, total_,
+               100.0 * static_cast<double>(done) / static_cast<double>(total_), eta);
+    if (done == total_) fmt::print(stderr, "\n");
+  }
+
+ private:
+  std::size_t total_;
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct point_result {
+  std::vector<double> values;
+  models::scenario scenario;
+  std::vector<models::room_result> runs;
+};
+
+// Runs every point of the grid (the cartesian product of the axes, first axis outermost).
+std::vector<point_result> run_grid(
+    const common_args& a, const std::vector<axis>& axes,
+    const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
+    std::uint32_t replications) {
+  std::size_t total = 1;
+  for (const auto& ax : axes) total *= ax.values.size();
+  if (total > 100000)
+    throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
+  progress bar(total, a.quiet);
+  std::vector<point_result> out;
+  for (std::size_t i = 0; i < total; ++i) {
+    common_args pa = a;
+    std::vector<double> values;
+    std::size_t rest = i;
+    std::vector<std::size_t> idx(axes.size());
+    for (std::size_t k = axes.size(); k-- > 0;) {
+      idx[k] = rest % axes[k].values.size();
+      rest /= axes[k].values.size();
+    }
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      double v = axes[k].values[idx[k]];
+      values.push_back(v);
+      pa.sets.push_back(axes[k].pointer + "=" + json_number(v));
+    }
+    for (const auto& [ptr, f] : ties) pa.sets.push_back(ptr + "=" + json_number(f(values.front())));
+    models::scenario s = load(pa, a.scenario_path);
+    if (a.seed) s.seed = *a.seed;
+    auto runs = models::replicate(s, s.seed, replications, threads_or_cores(a.threads));
+    out.push_back({values, std::move(s), std::move(runs)});
+    bar.step(i + 1);
+  }
+  return out;
+}
+
+constexpr models::sla_metric reported[] = {models::sla_metric::mean_wait_s,
+                                           models::sla_metric::p95_wait_s,
+                                           models::sla_metric::refused_share};
+
+json point_json(const std::vector<axis>& axes, const point_result& p) {
+  json j;
+  for (std::size_t k = 0; k < axes.size(); ++k) j["values"][axes[k].pointer] = p.values[k];
+  j["classes"] = json::array();
+  for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c) {
+    json cj{{"class",
+             c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name}};
+    for (auto m : reported) {
+      auto iv = models::metric_interval(p.runs, c, m, 0.95);
+      cj[models::to_string(m)] = {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
+    }
+    j["classes"].push_back(cj);
+  }
+  if (p.scenario.sla) {
+    bool pass = true;
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.runs)) pass = pass && o.pass;
+    j["sla_holds"] = pass;
+  }
+  return j;
+}
+
+std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_result>& points) {
+  std::string out;
+  for (const auto& ax : axes) out += ax.pointer + ",";
+  out += "class,metric,estimate,ci_low,ci_high\n";
+  for (const auto& p : points)
+    for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c)
+      for (auto m : reported) {
+        auto iv = models::metric_interval(p.runs, c, m, 0.95);
+        for (double v : p.values) out += fmt::format("{},", v);
+        out += fmt::format(
+            "{},{},{},{},{}\n",
+            c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
+            models::to_string(m), iv.mean, iv.lo(), iv.hi());
+      }
+  return out;
+}
+
+int write_or_print(const common_args& a, const std::string& text) {
+  if (!a.out) {
+    fmt::print("{}", text);
+    return exit_ok;
+  }
+  if (!write_atomically(*a.out, text)) {
+    fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+    return exit_output;
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+int sweep_command(const std::vector<std::string>& args) {
+  try {
+    common_args a = parse_args("sweep", args, command_kind::sweep);
+    if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
+    if (a.vary.empty())
+      throw sim::input_error("--vary", "at least one /pointer=START:STOP:STEP", "none");
+    std::vector<axis> axes;
+    for (const auto& v : a.vary) {
+      auto eq = v.find('=');
+      if (v.empty() || v[0] != '/' || eq == std::string::npos)
+        throw sim::input_error("--vary " + v, "/pointer=START:STOP[:STEP]", "'" + v + "'");
+      axes.push_back({v.substr(0, eq), parse_range(v.substr(eq + 1), "--vary " + v)});
+    }
+    std::uint32_t reps = a.replications > 1 ? a.replications : 5;
+    auto points = run_grid(a, axes, {}, reps);
+    json j{{"schema_version", 1},
+           {"replications", reps},
+           {"confidence", 0.95},
+           {"points", json::array()}};
+    for (const auto& p : points) j["points"].push_back(point_json(axes, p));
+    if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+      fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+      return exit_output;
+    }
+    return write_or_print(a, j.dump(2) + "\n");
+  } catch (const sim::input_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  }
+}
+
+int plan_command(const std::vector<std::string>& args) {
+  try {
+    common_args a = parse_args("plan", args, command_kind::plan);
+    if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
+    if (a.knobs.empty() || a.knobs.size() > 2 || a.knobs.size() != a.ranges.size())
+      throw sim::input_error(
+          "--knob/--range", "one or two --knob /pointer, each with a --range LO:HI[:STEP]",
+          fmt::format("{} knobs and {} ranges", a.knobs.size(), a.ranges.size()));
+    std::vector<axis> axes;
+    for (std::size_t k = 0; k < a.knobs.size(); ++k) {
+      if (a.knobs[k].empty() || a.knobs[k][0] != '/')
+        throw sim::input_error("--knob " + a.knobs[k], "a JSON pointer", "'" + a.knobs[k] + "'");
+      axes.push_back({a.knobs[k], parse_range(a.ranges[k], "--range " + a.ranges[k])});
+    }
+    std::vector<std::pair<std::string, std::function<double(double)>>> ties;
+    for (const auto& t : a.ties) {
+      auto eq = t.find('=');
+      if (t.empty() || t[0] != '/' || eq == std::string::npos)
+        throw sim::input_error("--tie " + t, "/pointer=EXPR (EXPR in x, the first knob)",
+                               "'" + t + "'");
+      ties.emplace_back(t.substr(0, eq), parse_tie(t.substr(eq + 1), "--tie " + t));
+    }
+    models::scenario base = load(a, a.scenario_path);
+    if (!base.sla)
+      throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
+    auto points = run_grid(a, axes, ties, base.sla->replications);
+
+    std::string out =
+        fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
+                    base.sla->targets.size(), base.sla->confidence * 100, base.sla->replications);
+    std::vector<bool> holds;
+    for (const auto& p : points) {
+      bool pass = true;
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.runs)) pass = pass && o.pass;
+      holds.push_back(pass);
+    }
+    if (axes.size() == 1) {
+      // Mean waits of the first two classes, and which points are Pareto-optimal for them.
+      const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
+      auto mean = [&](std::size_t i, std::size_t c) {
+        return models::metric_interval(points[i].runs, static_cast<std::int32_t>(c),
+                                       models::sla_metric::mean_wait_s, base.sla->confidence);
+      };
+      out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
+      for (std::size_t c = 0; c < nc; ++c)
+        out += fmt::format(" {:>24}", base.classes[c].name + " mean wait (s)");
+      out += "   SLA   Pareto\n";
+      std::vector<double> feasible;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        bool dominated = false;
+        for (std::size_t k = 0; k < points.size() && nc == 2 && !dominated; ++k) {
+          if (k == i) continue;
+          double a0 = mean(k, 0).mean, a1 = mean(k, 1).mean, b0 = mean(i, 0).mean,
+                 b1 = mean(i, 1).mean;
+          dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
+        }
+        out += fmt::format("{:>12}", points[i].values[0]);
+        for (std::size_t c = 0; c < nc; ++c) {
+          auto iv = mean(i, c);
+          out += fmt::format(" {:>24}",
+                             fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
+        }
+        out += fmt::format("   {:<5} {}\n", holds[i] ? "holds" : "fails",
+                           nc == 2 && !dominated ? "*" : "");
+        if (holds[i]) feasible.push_back(points[i].values[0]);
+      }
+      if (feasible.empty()) {
+        out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
+      } else {
+        auto first = std::find(holds.begin(), holds.end(), true);
+        auto last = std::find(holds.rbegin(), holds.rend(), true).base();
+        bool contiguous = std::find(first, last, false) == last;
+        out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
+                           axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
+                           points.size(), contiguous ? "" : "; not contiguous, see the table");
+      }
+    } else {
+      out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
+                         axes[0].pointer, axes[1].pointer);
+      out += fmt::format("{:>10} ", "");
+      for (double v : axes[1].values) out += fmt::format("{:>8}", v);
+      out += "\n";
+      for (std::size_t r = 0; r < axes[0].values.size(); ++r) {
+        out += fmt::format("{:>10} ", axes[0].values[r]);
+        for (std::size_t c = 0; c < axes[1].values.size(); ++c)
+          out += fmt::format("{:>8}", holds[r * axes[1].values.size() + c] ? "#" : ".");
+        out += "\n";
+      }
+    }
+    if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+      fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+      return exit_output;
+    }
+    return write_or_print(a, out);
+  } catch (const sim::input_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  }
+}
+
+}  // namespace waitroom::cli
