@@ -63,6 +63,10 @@ json result_json(const models::scenario& s, const models::room_result& r,
                           {"peak_length", r.by_list[l].peak_length}});
   j["lost_release_units"] = r.lost_release_units;
   j["returning_visits"] = r.returning_visits;
+  if (s.run.warmup != models::warmup_kind::none) {
+    j["warmup"] = {{"dropped", r.warmup_dropped}};
+    if (r.mser_truncation) j["warmup"]["mser_truncation_customers"] = *r.mser_truncation;
+  }
   if (r.compensation) {
     const auto& c = *r.compensation;
     json cj = wait_summary(c.credited);

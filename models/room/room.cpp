@@ -227,8 +227,10 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   }
   if (free_servers_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
     --free_servers_;
-    result_.by_class[user_class].wait_s.add(0.0);
-    result_.by_class[user_class].wait_ns.add(0);
+    if (record_wait(now.ns(), 0)) {
+      result_.by_class[user_class].wait_s.add(0.0);
+      result_.by_class[user_class].wait_ns.add(0);
+    }
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
     if (gate_) after_release();
@@ -283,8 +285,10 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   const std::int64_t wait = sim_.now().ns() - entry_ns_[user];
   const std::uint32_t c = cls(user);
   auto& st = result_.by_class[c];
-  st.wait_s.add(static_cast<double>(wait) * 1e-9);
-  st.wait_ns.add(wait);
+  if (record_wait(entry_ns_[user], wait)) {
+    st.wait_s.add(static_cast<double>(wait) * 1e-9);
+    st.wait_ns.add(wait);
+  }
   ++st.released;
   --waiting_by_class_[c];
   --list_sizes_[list];
@@ -577,9 +581,69 @@ void room::on_sample() {
                   k_sample);
 }
 
+bool room::record_wait(std::int64_t entry_ns, std::int64_t wait_ns) {
+  ++released_count_;
+  switch (sc_.run.warmup) {
+    case warmup_kind::none:
+      return true;
+    case warmup_kind::mser5:  // first pass: keep everything, collect batch means
+      batch_sum_ += static_cast<double>(wait_ns) * 1e-9;
+      if (released_count_ % 5 == 0) {
+        batch_means_.push_back(batch_sum_ / 5.0);
+        batch_sum_ = 0;
+      }
+      return true;
+    case warmup_kind::time:
+      if (entry_ns >= sim::sim_time::from_seconds(sc_.run.warmup_s).ns()) return true;
+      break;
+    case warmup_kind::customers:
+      if (released_count_ > sc_.run.warmup_customers) return true;
+      break;
+  }
+  ++result_.warmup_dropped;
+  return false;
+}
+
+std::size_t mser_truncation(const std::vector<double>& y) {
+  const std::size_t n = y.size();
+  if (n < 4) return 0;
+  // Suffix sums give each candidate's variance in O(1).
+  std::vector<double> s1(n + 1, 0.0), s2(n + 1, 0.0);
+  for (std::size_t i = n; i-- > 0;) {
+    s1[i] = s1[i + 1] + y[i];
+    s2[i] = s2[i + 1] + y[i] * y[i];
+  }
+  std::size_t best = 0;
+  double best_value = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d <= n / 2; ++d) {
+    double m = static_cast<double>(n - d);
+    double ss = s2[d] - s1[d] * s1[d] / m;
+    double value = ss / (m * m);
+    if (value < best_value) {
+      best_value = value;
+      best = d;
+    }
+  }
+  return best;
+}
+
 room_result run_scenario(const scenario& s, std::uint64_t seed, std::uint64_t replication) {
-  room r(s, seed, replication);
-  return r.run();
+  if (s.run.warmup != warmup_kind::mser5) {
+    room r(s, seed, replication);
+    return r.run();
+  }
+  // MSER-5: run once to find the truncation point, then run the same replication again
+  // (same seed, same customers) dropping that many.
+  room first(s, seed, replication);
+  first.run();
+  const std::size_t batches = mser_truncation(first.batch_means());
+  scenario truncated = s;
+  truncated.run.warmup = batches ? warmup_kind::customers : warmup_kind::none;
+  truncated.run.warmup_customers = 5 * batches;
+  room second(truncated, seed, replication);
+  room_result out = second.run();
+  out.mser_truncation = 5 * batches;
+  return out;
 }
 
 }  // namespace waitroom::models

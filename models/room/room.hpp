@@ -79,6 +79,8 @@ struct room_result {
   std::optional<admission_result> admission;
   std::optional<compensation_result> compensation;
   std::uint64_t returning_visits = 0;
+  std::uint64_t warmup_dropped = 0;              // waits not recorded (warm-up deletion)
+  std::optional<std::uint64_t> mser_truncation;  // customers MSER-5 chose to drop
   std::vector<queue_sample> samples;
   std::string stop_reason;
   double end_time_s = 0;
@@ -101,6 +103,7 @@ class room {
   bool done() const;
 
   std::size_t memory_bytes() const;
+  const std::vector<double>& batch_means() const { return batch_means_; }
 
   // The queue's view of a user (see derived_store). Users are indexed by their visit
   // serial; the token is computed from it (no memory access on score ties) and the score is
@@ -237,8 +240,19 @@ class room {
   std::int64_t last_change_ns_ = 0;
   std::uint64_t peak_memory_ = 0;
 
+  // Warm-up: customers released so far, and (for MSER-5) batch means of 5 waits in
+  // release order.
+  std::uint64_t released_count_ = 0;
+  std::vector<double> batch_means_;
+  double batch_sum_ = 0;
+  bool record_wait(std::int64_t entry_ns, std::int64_t wait_ns);
+
   room_result result_;
 };
+
+// MSER-5: the number of batches of 5 to drop, minimising the squared standard error of the
+// remaining batch means, searched over the first half.
+std::size_t mser_truncation(const std::vector<double>& batch_means);
 
 // Runs one replication of a scenario.
 room_result run_scenario(const scenario& s, std::uint64_t seed, std::uint64_t replication = 0);

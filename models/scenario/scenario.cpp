@@ -454,13 +454,30 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
 
 run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
   run_spec run;
-  auto r = top.object("run", {"horizon_s", "max_events", "sample_interval_s"}, false);
+  auto r = top.object(
+      "run",
+      {"horizon_s", "max_events", "sample_interval_s", "warmup_s", "warmup_customers", "warmup"},
+      false);
   if (r) {
     if (r->has("horizon_s"))
       run.horizon_s = r->number("horizon_s", std::nullopt, {0.0, max_seconds, true});
     run.max_events =
         static_cast<std::uint64_t>(r->integer("max_events", 0, 0, std::int64_t{1} << 62));
     run.sample_interval_s = r->number("sample_interval_s", 1.0, {1e-6, max_seconds});
+    int given = r->has("warmup_s") + r->has("warmup_customers") + r->has("warmup");
+    if (given > 1)
+      r->fail("warmup", "one of warmup_s, warmup_customers or warmup", "more than one");
+    if (r->has("warmup_s")) {
+      run.warmup = warmup_kind::time;
+      run.warmup_s = r->number("warmup_s", std::nullopt, {0.0, max_seconds, true});
+    } else if (r->has("warmup_customers")) {
+      run.warmup = warmup_kind::customers;
+      run.warmup_customers =
+          static_cast<std::uint64_t>(r->integer("warmup_customers", std::nullopt, 1, max_users));
+    } else if (r->has("warmup")) {
+      r->choice("warmup", std::nullopt, {"mser5"});
+      run.warmup = warmup_kind::mser5;
+    }
   }
   bool unbounded =
       arrivals.kind == arrival_kind::poisson ||
@@ -759,6 +776,9 @@ json to_json(const scenario& s) {
   }
   json run{{"max_events", s.run.max_events}, {"sample_interval_s", s.run.sample_interval_s}};
   if (s.run.horizon_s) run["horizon_s"] = *s.run.horizon_s;
+  if (s.run.warmup == warmup_kind::time) run["warmup_s"] = s.run.warmup_s;
+  if (s.run.warmup == warmup_kind::customers) run["warmup_customers"] = s.run.warmup_customers;
+  if (s.run.warmup == warmup_kind::mser5) run["warmup"] = "mser5";
   j["run"] = run;
   if (s.sla) {
     json targets = json::array();

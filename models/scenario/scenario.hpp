@@ -75,10 +75,18 @@ struct returns_spec {
   sim::distribution delay_s = sim::distribution::exponential(60.0);
 };
 
+// Warm-up deletion for steady-state statistics: waits of users who entered before
+// warmup_s, or of the first warmup_customers released, are not recorded; "mser5" finds the
+// truncation point from the run itself (White's MSER on batch means of 5).
+enum class warmup_kind { none, time, customers, mser5 };
+
 struct run_spec {
   std::optional<double> horizon_s;  // none: run until drained
   std::uint64_t max_events = 0;     // 0: unlimited
   double sample_interval_s = 1.0;
+  warmup_kind warmup = warmup_kind::none;
+  double warmup_s = 0.0;
+  std::uint64_t warmup_customers = 0;
 };
 
 struct scenario {
@@ -88,9 +96,9 @@ struct scenario {
   std::vector<user_class> classes;
   arrival_spec arrivals;
   score_policy policy;
-  std::vector<sku_spec> skus;                      // none: SKUs are not modelled
-  std::vector<list_spec> lists;                    // at least one; by default one for everyone
-  std::vector<std::vector<std::uint32_t>> route;   // [class][sku] -> list: the first that matches
+  std::vector<sku_spec> skus;                     // none: SKUs are not modelled
+  std::vector<list_spec> lists;                   // at least one; by default one for everyone
+  std::vector<std::vector<std::uint32_t>> route;  // [class][sku] -> list: the first that matches
   release_spec release;
   std::optional<admission_spec> admission;
   std::optional<compensation_spec> compensation;
