@@ -49,14 +49,40 @@ sim::interval metric_interval(const std::vector<room_result>& rs, std::int32_t u
   return sim::mean_interval(xs, confidence);
 }
 
-std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<room_result>& rs) {
+metric_table tabulate(const room_result& r) {
+  metric_table t;
+  const auto n = static_cast<std::int32_t>(r.by_class.size());
+  for (std::int32_t c = -1; c < n; ++c) {
+    metric_row row;
+    for (std::size_t m = 0; m < sla_metric_names().size(); ++m)
+      row.push_back(metric_value(r, c, static_cast<sla_metric>(m)));
+    t.push_back(std::move(row));
+  }
+  return t;
+}
+
+sim::interval table_interval(const std::vector<metric_table>& ts, std::int32_t user_class,
+                             sla_metric m, double confidence) {
+  std::vector<double> xs;
+  for (const auto& t : ts)
+    xs.push_back(t[static_cast<std::size_t>(user_class + 1)][static_cast<std::size_t>(m)]);
+  return sim::mean_interval(xs, confidence);
+}
+
+std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<metric_table>& ts) {
   std::vector<sla_outcome> out;
   for (const auto& t : spec.targets) {
-    auto iv = metric_interval(rs, t.user_class, t.metric, spec.confidence);
+    auto iv = table_interval(ts, t.user_class, t.metric, spec.confidence);
     bool pass = (!t.max || iv.hi() <= *t.max) && (!t.min || iv.lo() >= *t.min);
     out.push_back({t, iv, pass});
   }
   return out;
+}
+
+std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<room_result>& rs) {
+  std::vector<metric_table> ts;
+  for (const auto& r : rs) ts.push_back(tabulate(r));
+  return evaluate(spec, ts);
 }
 
 }  // namespace waitroom::models

@@ -34,13 +34,16 @@ common_args parse_args(const std::string& command, const std::vector<std::string
     opts.add_options()("replications", po::value<std::uint32_t>())("out", po::value<std::string>())(
         "csv", po::value<std::string>())("quiet", po::bool_switch());
   if (kind == command_kind::sweep)
-    opts.add_options()("vary", po::value<std::vector<std::string>>()->composing());
+    opts.add_options()("vary", po::value<std::vector<std::string>>()->composing())(
+        "shard", po::value<std::string>());
+  if (kind == command_kind::merge)
+    opts.add_options()("out", po::value<std::string>())("csv", po::value<std::string>());
   if (kind == command_kind::plan)
     opts.add_options()("knob", po::value<std::vector<std::string>>()->composing())(
         "range", po::value<std::vector<std::string>>()->composing())(
         "tie", po::value<std::vector<std::string>>()->composing());
   po::positional_options_description pos;
-  pos.add("scenario", kind == command_kind::check ? -1 : 1);
+  pos.add("scenario", kind == command_kind::check || kind == command_kind::merge ? -1 : 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
@@ -72,6 +75,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   list("tie", a.ties);
   if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
+  if (vm.count("shard")) a.shard = vm["shard"].as<std::string>();
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();

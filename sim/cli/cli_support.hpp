@@ -27,9 +27,10 @@ struct common_args {
   std::vector<std::string> ties;    // plan: /pointer=EXPR in x (the first knob)
   std::optional<std::string> csv;
   bool quiet = false;
+  std::optional<std::string> shard;  // sweep: K/N
 };
 
-enum class command_kind { run, validate, check, compare, estimate, sweep, plan };
+enum class command_kind { run, validate, check, compare, estimate, sweep, plan, merge };
 
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);

@@ -38,7 +38,8 @@ usage:
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json] [--out FILE]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
-               [--out FILE] [--csv FILE] [--quiet]
+               [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
+  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
                [--tie /pointer=EXPR] [--csv FILE]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
@@ -55,6 +56,8 @@ commands:
              replications) and show paired differences with intervals
   sweep      a grid over any JSON pointers; per point and class, mean, p95 and
              refused share with intervals, and whether the SLA holds (JSON, CSV)
+  merge      combine the files of `sweep --shard K/N` (K = 0..N-1, one process
+             each: a job array) into exactly what one unsharded sweep writes
   plan       search knobs for the settings where every SLA of the scenario holds
              (on confidence bounds): for one knob the feasible range and the Pareto
              front of the first two classes' waits, for two the feasible region.

@@ -21,6 +21,7 @@ int compare_command(const std::vector<std::string>& args);
 int estimate_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int plan_command(const std::vector<std::string>& args);
+int merge_command(const std::vector<std::string>& args);
 std::string usage();
 
 }  // namespace waitroom::cli

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     if (cmd == "estimate") return estimate_command(args);
     if (cmd == "sweep") return sweep_command(args);
     if (cmd == "plan") return plan_command(args);
+    if (cmd == "merge") return merge_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
                "waitroom --help)\n",

@@ -14,8 +14,10 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/room/replicate.hpp"
+#include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/parallel.hpp"
 
 namespace waitroom::cli {
 
@@ -117,19 +119,39 @@ class progress {
 struct point_result {
   std::vector<double> values;
   models::scenario scenario;
-  std::vector<models::room_result> runs;
+  std::vector<models::metric_table> tables;  // one per replication (a shard: only its own)
 };
 
-// Runs every point of the grid (the cartesian product of the axes, first axis outermost).
+// Which (point, replication) units this process runs: unit u = point * R + replication
+// belongs to shard u mod N.
+struct shard_spec {
+  std::uint32_t index = 0;
+  std::uint32_t count = 1;
+};
+
+shard_spec parse_shard(const std::optional<std::string>& text) {
+  if (!text) return {};
+  auto slash = text->find('/');
+  std::string where = "--shard " + *text;
+  if (slash == std::string::npos)
+    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
+  double k = parse_number(text->substr(0, slash), where),
+         n = parse_number(text->substr(slash + 1), where);
+  if (n < 1 || k < 0 || k >= n || k != std::floor(k) || n != std::floor(n) || n > 1e6)
+    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
+  return {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
+}
+
+// Builds every point of the grid (the cartesian product of the axes, first axis outermost)
+// and runs this shard's replications of each.
 std::vector<point_result> run_grid(
     const common_args& a, const std::vector<axis>& axes,
     const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
-    std::uint32_t replications) {
+    std::uint32_t replications, shard_spec shard, bool run) {
   std::size_t total = 1;
   for (const auto& ax : axes) total *= ax.values.size();
   if (total > 100000)
     throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
-  progress bar(total, a.quiet);
   std::vector<point_result> out;
   for (std::size_t i = 0; i < total; ++i) {
     common_args pa = a;
@@ -148,8 +170,20 @@ std::vector<point_result> run_grid(
     for (const auto& [ptr, f] : ties) pa.sets.push_back(ptr + "=" + json_number(f(values.front())));
     models::scenario s = load(pa, a.scenario_path);
     if (a.seed) s.seed = *a.seed;
-    auto runs = models::replicate(s, s.seed, replications, threads_or_cores(a.threads));
-    out.push_back({values, std::move(s), std::move(runs)});
+    out.push_back({values, std::move(s), {}});
+  }
+  if (!run) return out;
+  progress bar(total, a.quiet);
+  for (std::size_t i = 0; i < total; ++i) {
+    std::vector<std::uint32_t> mine;
+    for (std::uint32_t r = 0; r < replications; ++r)
+      if ((i * replications + r) % shard.count == shard.index) mine.push_back(r);
+    std::vector<models::metric_table> tables(mine.size());
+    const auto& s = out[i].scenario;
+    sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
+      tables[k] = models::tabulate(models::run_scenario(s, s.seed, mine[k]));
+    });
+    out[i].tables = std::move(tables);
     bar.step(i + 1);
   }
   return out;
@@ -167,14 +201,14 @@ json point_json(const std::vector<axis>& axes, const point_result& p) {
     json cj{{"class",
              c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name}};
     for (auto m : reported) {
-      auto iv = models::metric_interval(p.runs, c, m, 0.95);
+      auto iv = models::table_interval(p.tables, c, m, 0.95);
       cj[models::to_string(m)] = {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
     }
     j["classes"].push_back(cj);
   }
   if (p.scenario.sla) {
     bool pass = true;
-    for (const auto& o : models::evaluate(*p.scenario.sla, p.runs)) pass = pass && o.pass;
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
     j["sla_holds"] = pass;
   }
   return j;
@@ -187,7 +221,7 @@ std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_resu
   for (const auto& p : points)
     for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c)
       for (auto m : reported) {
-        auto iv = models::metric_interval(p.runs, c, m, 0.95);
+        auto iv = models::table_interval(p.tables, c, m, 0.95);
         for (double v : p.values) out += fmt::format("{},", v);
         out += fmt::format(
             "{},{},{},{},{}\n",
@@ -211,33 +245,128 @@ int write_or_print(const common_args& a, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+std::vector<axis> sweep_axes(const common_args& a) {
+  if (a.vary.empty())
+    throw sim::input_error("--vary", "at least one /pointer=START:STOP:STEP", "none");
+  std::vector<axis> axes;
+  for (const auto& v : a.vary) {
+    auto eq = v.find('=');
+    if (v.empty() || v[0] != '/' || eq == std::string::npos)
+      throw sim::input_error("--vary " + v, "/pointer=START:STOP[:STEP]", "'" + v + "'");
+    axes.push_back({v.substr(0, eq), parse_range(v.substr(eq + 1), "--vary " + v)});
+  }
+  return axes;
+}
+
+// The sweep's result from complete points: the same bytes however the work was split.
+int sweep_output(const common_args& a, const std::vector<axis>& axes,
+                 const std::vector<point_result>& points, std::uint32_t reps) {
+  json j{{"schema_version", 1},
+         {"replications", reps},
+         {"confidence", 0.95},
+         {"points", json::array()}};
+  for (const auto& p : points) j["points"].push_back(point_json(axes, p));
+  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+    fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+    return exit_output;
+  }
+  return write_or_print(a, j.dump(2) + "\n");
+}
+
+// What a shard file must record to rebuild the grid at merge time.
+json sweep_args(const common_args& a, std::uint32_t reps) {
+  return {{"scenario", *a.scenario_path},
+          {"sets", a.sets},
+          {"vary", a.vary},
+          {"replications", reps},
+          {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
+}
+
+}  // namespace
+
 int sweep_command(const std::vector<std::string>& args) {
   try {
     common_args a = parse_args("sweep", args, command_kind::sweep);
     if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
-    if (a.vary.empty())
-      throw sim::input_error("--vary", "at least one /pointer=START:STOP:STEP", "none");
-    std::vector<axis> axes;
-    for (const auto& v : a.vary) {
-      auto eq = v.find('=');
-      if (v.empty() || v[0] != '/' || eq == std::string::npos)
-        throw sim::input_error("--vary " + v, "/pointer=START:STOP[:STEP]", "'" + v + "'");
-      axes.push_back({v.substr(0, eq), parse_range(v.substr(eq + 1), "--vary " + v)});
-    }
+    auto axes = sweep_axes(a);
     std::uint32_t reps = a.replications > 1 ? a.replications : 5;
-    auto points = run_grid(a, axes, {}, reps);
-    json j{{"schema_version", 1},
-           {"replications", reps},
-           {"confidence", 0.95},
-           {"points", json::array()}};
-    for (const auto& p : points) j["points"].push_back(point_json(axes, p));
-    if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
-      fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
-      return exit_output;
+    shard_spec shard = parse_shard(a.shard);
+    auto points = run_grid(a, axes, {}, reps, shard, true);
+    if (!a.shard) return sweep_output(a, axes, points, reps);
+    // A shard: this process's replications as metric tables, for `waitroom merge`.
+    json j{{"waitroom_shard", 1},
+           {"shard", shard.index},
+           {"of", shard.count},
+           {"args", sweep_args(a, reps)},
+           {"units", json::array()}};
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      std::size_t k = 0;
+      for (std::uint32_t r = 0; r < reps; ++r)
+        if ((i * reps + r) % shard.count == shard.index)
+          j["units"].push_back(
+              {{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
     }
-    return write_or_print(a, j.dump(2) + "\n");
+    return write_or_print(a, j.dump() + "\n");
   } catch (const sim::input_error& e) {
     fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  }
+}
+
+int merge_command(const std::vector<std::string>& args) {
+  try {
+    common_args m = parse_args("merge", args, command_kind::merge);
+    if (m.scenario_paths.empty()) throw sim::input_error("waitroom merge", "shard files", "none");
+    std::vector<json> shards;
+    for (const auto& path : m.scenario_paths) {
+      json j = models::read_json_file(path);
+      if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
+          !j.contains("args"))
+        throw sim::input_error(path, "a shard file written by waitroom sweep --shard",
+                               "something else");
+      shards.push_back(std::move(j));
+    }
+    const json& args0 = shards.front()["args"];
+    const auto count = shards.front()["of"].get<std::uint32_t>();
+    std::vector<bool> seen(count, false);
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      const auto& sh = shards[i];
+      if (sh["args"] != args0 || sh["of"].get<std::uint32_t>() != count)
+        throw sim::input_error(m.scenario_paths[i],
+                               "a shard of the same sweep as " + m.scenario_paths[0],
+                               "a shard of another sweep");
+      auto k = sh["shard"].get<std::uint32_t>();
+      if (k >= count || seen[k])
+        throw sim::input_error(m.scenario_paths[i], fmt::format("shard K of {} given once", count),
+                               fmt::format("shard {} again", k));
+      seen[k] = true;
+    }
+    for (std::uint32_t k = 0; k < count; ++k)
+      if (!seen[k])
+        throw sim::input_error("waitroom merge", fmt::format("all {} shards", count),
+                               fmt::format("shard {} missing", k));
+    // Rebuild the sweep's grid from its arguments, then fill in the tables.
+    common_args a = m;
+    a.scenario_path = args0["scenario"].get<std::string>();
+    a.sets = args0["sets"].get<std::vector<std::string>>();
+    a.vary = args0["vary"].get<std::vector<std::string>>();
+    if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
+    const auto reps = args0["replications"].get<std::uint32_t>();
+    auto axes = sweep_axes(a);
+    auto points = run_grid(a, axes, {}, reps, {}, false);
+    for (auto& p : points) p.tables.resize(reps);
+    for (const auto& sh : shards)
+      for (const auto& u : sh["units"])
+        points.at(u["point"].get<std::size_t>()).tables.at(u["replication"].get<std::size_t>()) =
+            u["table"].get<models::metric_table>();
+    return sweep_output(a, axes, points, reps);
+  } catch (const sim::input_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_bad_input;
+  } catch (const nlohmann::json::exception& e) {
+    fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());
     return exit_bad_input;
   }
 }
@@ -267,7 +396,7 @@ int plan_command(const std::vector<std::string>& args) {
     models::scenario base = load(a, a.scenario_path);
     if (!base.sla)
       throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
-    auto points = run_grid(a, axes, ties, base.sla->replications);
+    auto points = run_grid(a, axes, ties, base.sla->replications, {}, true);
 
     std::string out =
         fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
@@ -275,15 +404,15 @@ int plan_command(const std::vector<std::string>& args) {
     std::vector<bool> holds;
     for (const auto& p : points) {
       bool pass = true;
-      for (const auto& o : models::evaluate(*p.scenario.sla, p.runs)) pass = pass && o.pass;
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
       holds.push_back(pass);
     }
     if (axes.size() == 1) {
       // Mean waits of the first two classes, and which points are Pareto-optimal for them.
       const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
       auto mean = [&](std::size_t i, std::size_t c) {
-        return models::metric_interval(points[i].runs, static_cast<std::int32_t>(c),
-                                       models::sla_metric::mean_wait_s, base.sla->confidence);
+        return models::table_interval(points[i].tables, static_cast<std::int32_t>(c),
+                                      models::sla_metric::mean_wait_s, base.sla->confidence);
       };
       out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
       for (std::size_t c = 0; c < nc; ++c)

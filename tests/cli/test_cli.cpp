@@ -276,3 +276,28 @@ TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   EXPECT_EQ(bad.code, 2);  // batch 0 is invalid: the point's error names the pointer
   EXPECT_NE(bad.err.find("/release/batch"), std::string::npos);
 }
+
+TEST(Cli, ShardsRunAsSeparateProcessesMergeToTheUnshardedSweep) {
+  fs::path dir = fs::path(testing::TempDir()) / ("shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string args =
+      "sweep " + scenario("clinic.json") + " --vary /release/batch=5:7:1 --replications 3 --quiet";
+  auto full = run(args);
+  ASSERT_EQ(full.code, 0) << full.err;
+  // Three shards at once, as a job array would run them.
+  std::string cmd;
+  for (int k = 0; k < 3; ++k)
+    cmd += std::string(WAITROOM_BINARY) + " " + args + " --shard " + std::to_string(k) +
+           "/3 --out " + (dir / ("s" + std::to_string(k) + ".json")).string() + " & ";
+  cmd += "wait";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto merged = run("merge " + (dir / "s1.json").string() + " " + (dir / "s0.json").string() + " " +
+                    (dir / "s2.json").string());
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, full.out);
+  auto missing = run("merge " + (dir / "s0.json").string() + " " + (dir / "s1.json").string());
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("shard 2 missing"), std::string::npos);
+  EXPECT_EQ(run("merge " + scenario("clinic.json")).code, 2);  // not a shard file
+  EXPECT_EQ(run(args + " --shard 3/3").code, 2);
+}
