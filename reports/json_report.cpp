@@ -15,6 +15,9 @@ json wait_summary(const models::wait_stats& w) {
   json s;
   s["arrived"] = w.arrived;
   s["refused"] = w.refused;
+  s["abandoned"] = w.abandoned;
+  s["paid_later"] = w.paid_later;
+  s["abandon_wait_s"] = {{"mean", w.abandon_s.mean()}, {"max", w.abandon_s.max()}};
   s["released"] = w.released;
   s["waiting_at_end"] = w.waiting_at_end;
   json wait;

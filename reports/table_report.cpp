@@ -13,8 +13,8 @@ std::string seconds(double s) {
 }
 
 std::string row(const std::string& name, const models::wait_stats& w) {
-  return fmt::format("{:<12} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
-                     w.arrived, w.released, w.waiting_at_end, seconds(w.wait_s.mean()),
+  return fmt::format("{:<12} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
+                     w.arrived, w.released, w.abandoned, w.waiting_at_end, seconds(w.wait_s.mean()),
                      seconds(w.wait_ns.quantile(0.5) * 1e-9),
                      seconds(w.wait_ns.quantile(0.9) * 1e-9),
                      seconds(w.wait_ns.quantile(0.99) * 1e-9),
@@ -28,8 +28,9 @@ std::string result_table(const models::scenario& s, const models::room_result& r
                      models::to_string(s.policy.order), models::to_string(s.release.mode));
   out += fmt::format("simulated {:.1f}s ({}), {} events, peak queue {}\n\n", r.end_time_s,
                      r.stop_reason, r.events, r.peak_queue_length);
-  out += fmt::format("{:<12} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "class",
-                     "arrived", "released", "waiting", "mean", "p50", "p90", "p99", "p99.9", "max");
+  out += fmt::format("{:<12} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+                     "class", "arrived", "released", "gave up", "waiting", "mean", "p50", "p90",
+                     "p99", "p99.9", "max");
   for (std::size_t c = 0; c < r.by_class.size(); ++c) out += row(r.class_names[c], r.by_class[c]);
   if (r.by_class.size() > 1) out += row("all", r.overall);
   if (r.by_list.size() > 1) {

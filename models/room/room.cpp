@@ -10,6 +10,9 @@ void wait_stats::merge(const wait_stats& o) {
   released += o.released;
   waiting_at_end += o.waiting_at_end;
   refused += o.refused;
+  abandoned += o.abandoned;
+  paid_later += o.paid_later;
+  abandon_s.merge(o.abandon_s);
   wait_s.merge(o.wait_s);
   wait_ns.merge(o.wait_ns);
 }
@@ -62,6 +65,8 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       aging_(s.lists.size()),
       aging_scheduled_(s.lists.size(), false),
       return_rng_(seed, replication, "returns"),
+      patience_rng_(seed, replication, "patience"),
+      pay_later_salt_(sim::rng(seed, replication, "pay_later").next()),
       order_rng_(seed, replication, "orders"),
       waiting_by_class_(s.classes.size(), 0) {
   if (s.admission) gate_.emplace(s.admission->stock);
@@ -195,6 +200,9 @@ void room::handle(const sim::event& e) {
     case k_compensate:
       on_compensate();
       break;
+    case k_abandon:
+      on_abandon(e.arg);
+      break;
   }
 }
 
@@ -251,6 +259,7 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
     auto& set = lottery_sets_[user_class];
     set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
     set.push_back(user);
+    list_of_[user] = 0;  // waiting (in a set, not in list 0's sorted set)
   } else {
     lists_[l]->zadd(score_of(user), user);
   }
@@ -259,6 +268,10 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   ++waiting_by_class_[user_class];
   result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
   result_.by_list[l].peak_length = std::max(result_.by_list[l].peak_length, list_sizes_[l]);
+  if (const auto& patience = sc_.classes[user_class].patience_s) {
+    double d = std::max(0.0, patience->sample(patience_rng_));
+    sim_.schedule(now + sim::sim_time::from_seconds(d), p_control, k_abandon, user);
+  }
   if (sc_.lists[l].max_wait_s) {
     aging_[l].arrived.push_back(user);
     if (!aging_scheduled_[l]) schedule_aging(l);
@@ -361,6 +374,7 @@ void room::lottery_draw() {
   set[i] = set.back();  // SPOP: swap with the last member and drop it
   set_pos_[set[i]] = i;
   set.pop_back();
+  list_of_[user] = no_list;
   admit(user, 0);
 }
 
@@ -443,6 +457,34 @@ void room::on_compensate() {
     std::int64_t at = user_alive(next) ? entry_ns_[next] + threshold : now;
     sim_.schedule(sim::sim_time::from_ns(std::max(at, now)), p_control, k_compensate);
   }
+}
+
+// A user whose patience ran out leaves the queue (ZREM), if still waiting.
+void room::on_abandon(std::uint32_t user) {
+  if (!user_alive(user) || list_of(user) == no_list) return;  // released already
+  account_queue_change();
+  const std::uint32_t l = list_of(user);
+  const std::uint32_t c = cls(user);
+  if (lottery_) {
+    auto& set = lottery_sets_[c];
+    std::uint32_t i = set_pos_[user];
+    set[i] = set.back();
+    set_pos_[set[i]] = i;
+    set.pop_back();
+    list_of_[user] = no_list;
+  } else {
+    lists_[l]->zrem(user);
+  }
+  --list_sizes_[l];
+  --queued_;
+  --waiting_by_class_[c];
+  auto& st = result_.by_class[c];
+  ++st.abandoned;
+  st.abandon_s.add(static_cast<double>(sim_.now().ns() - entry_ns_[user]) * 1e-9);
+  const double u = static_cast<double>(sim::mix64(user ^ pay_later_salt_) >> 11) * 0x1.0p-53;
+  if (u < sc_.classes[c].pay_later_probability) ++st.paid_later;
+  credit_day_.erase(user);
+  if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
 void room::after_release() {

@@ -24,8 +24,11 @@
 namespace waitroom::models {
 
 struct wait_stats {
-  std::uint64_t arrived = 0;  // = refused + released + waiting_at_end
-  std::uint64_t refused = 0;  // sold out when they came (stock-capped admission)
+  std::uint64_t arrived = 0;       // = refused + released + abandoned + waiting_at_end
+  std::uint64_t refused = 0;       // sold out when they came (stock-capped admission)
+  std::uint64_t abandoned = 0;     // gave up waiting
+  std::uint64_t paid_later = 0;    // of those, paid later from "orders to pay"
+  sim::running_moments abandon_s;  // how long those who gave up had waited
   std::uint64_t released = 0;
   std::uint64_t waiting_at_end = 0;
   sim::running_moments wait_s;  // entry -> release, seconds
@@ -133,6 +136,7 @@ class room {
     k_cancel,      // an order is cancelled: its stock comes back
     k_return,      // arg: index into pending_returns_
     k_compensate,  // in-place compensation: re-score users who passed the threshold
+    k_abandon,     // arg: a user whose patience ran out
   };
   static constexpr std::uint8_t boosted_bit = 0x80;
   static constexpr std::uint8_t class_mask = 0x7f;
@@ -146,6 +150,7 @@ class room {
   void enter(std::uint32_t user_class, bool boost = false, std::int64_t credit_day = -1);
   void on_return(std::uint32_t pending);
   void on_compensate();
+  void on_abandon(std::uint32_t user);
   // A visit ended (released): earn a credit, schedule the person's return.
   void after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
                    std::int64_t credit_day);
@@ -230,6 +235,8 @@ class room {
   std::deque<std::uint32_t> compensation_due_;                  // in place: users by entry time
   bool compensation_scheduled_ = false;
   sim::rng return_rng_;
+  sim::rng patience_rng_;
+  std::uint64_t pay_later_salt_;
 
   std::optional<stock_gate> gate_;
   sim::rng order_rng_;

@@ -87,7 +87,7 @@ std::vector<user_class> read_classes(const object_reader& top) {
   if (arr.size() > 127) top.fail("classes", "at most 127 classes", std::to_string(arr.size()));
   for (std::size_t i = 0; i < arr.size(); ++i) {
     object_reader c(arr[i], top.file(), top.pointer("classes") + "/" + std::to_string(i),
-                    {"name", "share", "level", "offset_ms"});
+                    {"name", "share", "level", "offset_ms", "patience_s", "pay_later_probability"});
     user_class u;
     u.name = c.text("name", std::nullopt);
     if (u.name.empty() || u.name.find_first_of(",\n\r") != std::string::npos)
@@ -98,6 +98,11 @@ std::vector<user_class> read_classes(const object_reader& top) {
         c.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0});
     u.level = c.number("level", static_cast<double>(i), {0.0, 899.0});
     u.offset_ms = c.number("offset_ms", 0.0, {0.0, max_seconds * 1e3});
+    if (c.has("patience_s")) u.patience_s = read_distribution(c, "patience_s");
+    u.pay_later_probability = c.number("pay_later_probability", 0.0, {0.0, 1.0});
+    if (u.pay_later_probability > 0 && !u.patience_s)
+      c.fail("pay_later_probability", "a patience_s (only users who give up can pay later)",
+             "no patience_s");
     out.push_back(u);
   }
   double total = 0;
@@ -684,9 +689,14 @@ json to_json(const scenario& s) {
   if (!s.description.empty()) j["description"] = s.description;
   j["seed"] = s.seed;
   j["classes"] = json::array();
-  for (const auto& c : s.classes)
-    j["classes"].push_back(
-        {{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}});
+  for (const auto& c : s.classes) {
+    json cj{{"name", c.name}, {"share", c.share}, {"level", c.level}, {"offset_ms", c.offset_ms}};
+    if (c.patience_s) {
+      cj["patience_s"] = to_json(*c.patience_s);
+      cj["pay_later_probability"] = c.pay_later_probability;
+    }
+    j["classes"].push_back(cj);
+  }
   if (!s.skus.empty()) {
     j["skus"] = json::array();
     for (const auto& k : s.skus) j["skus"].push_back({{"name", k.name}, {"share", k.share}});

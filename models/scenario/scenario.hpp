@@ -21,6 +21,10 @@ struct user_class {
   double share = 0.0;
   double level = 0.0;
   double offset_ms = 0.0;
+  // Abandonment: how long a user of this class waits before giving up (none: forever), and
+  // the chance that one who gives up pays later from "orders to pay" (seed 003).
+  std::optional<sim::distribution> patience_s;
+  double pay_later_probability = 0.0;
 };
 
 enum class arrival_kind { poisson, piecewise, trace };

@@ -4,8 +4,8 @@ namespace waitroom::models {
 
 const std::vector<std::string>& sla_metric_names() {
   static const std::vector<std::string> names = {
-      "mean_wait_s", "p50_wait_s", "p90_wait_s",    "p95_wait_s",          "p99_wait_s",
-      "p999_wait_s", "max_wait_s", "refused_share", "waiting_at_end_share"};
+      "mean_wait_s", "p50_wait_s", "p90_wait_s",    "p95_wait_s",           "p99_wait_s",
+      "p999_wait_s", "max_wait_s", "refused_share", "waiting_at_end_share", "abandoned_share"};
   return names;
 }
 
@@ -38,6 +38,8 @@ double metric_value(const room_result& r, std::int32_t user_class, sla_metric m)
       return share(w.refused);
     case sla_metric::waiting_at_end_share:
       return share(w.waiting_at_end);
+    case sla_metric::abandoned_share:
+      return share(w.abandoned);
   }
   return 0.0;
 }

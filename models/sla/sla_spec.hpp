@@ -17,6 +17,7 @@ enum class sla_metric {
   max_wait_s,
   refused_share,         // refused / arrived
   waiting_at_end_share,  // still waiting at the end / arrived (starvation)
+  abandoned_share,       // gave up / arrived
 };
 
 struct sla_target {

@@ -141,6 +141,7 @@ TEST(Cli, EveryShippedScenarioRuns) {
     const auto& all = j["overall"];
     EXPECT_EQ(all["arrived"].get<std::uint64_t>(), all["refused"].get<std::uint64_t>() +
                                                        all["released"].get<std::uint64_t>() +
+                                                       all["abandoned"].get<std::uint64_t>() +
                                                        all["waiting_at_end"].get<std::uint64_t>());
     if (j.contains("admission")) {  // never oversold
       EXPECT_LE(j["admission"]["max_outstanding_orders"], j["admission"]["stock"]);
@@ -148,7 +149,8 @@ TEST(Cli, EveryShippedScenarioRuns) {
     EXPECT_GT(all["released"].get<std::uint64_t>(), 0u);
     const auto& ll = j["littles_law"];
     double area = ll["mean_queue_length"].get<double>() * j["run"]["end_time_s"].get<double>();
-    double waits = all["wait_s"]["mean"].get<double>() * all["released"].get<double>() +
+    double waits = all["wait_s"]["mean"].get<double>() * all["wait_s"]["count"].get<double>() +
+                   all["abandon_wait_s"]["mean"].get<double>() * all["abandoned"].get<double>() +
                    ll["censored_wait_s"].get<double>();
     EXPECT_NEAR(area, waits, 1e-6 * area + 1e-9);
   }

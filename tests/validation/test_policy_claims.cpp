@@ -419,3 +419,34 @@ TEST(PolicyClaims, LotteryExpectedRankMatchesTheDrawOrder) {
   auto measured = sim::mean_interval(before, 0.999);
   EXPECT_TRUE(measured.contains(reported)) << measured.mean << " +- " << measured.half_width;
 }
+
+TEST(Abandonment, UsersWhosePatienceRunsOutLeaveTheQueue) {
+  // Four users at t = 0 with 1 s of patience (two VIPs who never give up); one release at
+  // 2 s: the normals have left by then (ZREM), a VIP is released, and every leaver (as
+  // configured) pays later. The same with a lottery (users in per-class sets).
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_abandon.csv";
+  std::ofstream(path) << "0,normal\n0,normal\n0,vip\n0,vip\n";
+  for (std::string selection :
+       {std::string(""),
+        std::string(
+            R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 1, "normal": 1}})")}) {
+    auto s = scenario_from(R"({"name": "abandon",
+      "classes": [{"name": "vip", "share": 0.5},
+                  {"name": "normal", "share": 0.5, "pay_later_probability": 1,
+                   "patience_s": {"dist": "deterministic", "value": 1}}],
+      "arrivals": {"process": "trace", "trace_file": ")" +
+                           path + R"("},
+      "release": {"mode": "tick", "interval_ms": 2000, "batch": 1)" +
+                           selection + R"(}})");
+    auto r = models::run_scenario(s, 1);
+    SCOPED_TRACE(selection);
+    EXPECT_EQ(r.by_class[1].abandoned, 2u);
+    EXPECT_EQ(r.by_class[1].paid_later, 2u);
+    EXPECT_EQ(r.by_class[1].released, 0u);
+    EXPECT_DOUBLE_EQ(r.by_class[1].abandon_s.mean(), 1.0);
+    EXPECT_EQ(r.by_class[0].released, 2u);  // at 2 s and 4 s
+    EXPECT_EQ(r.by_class[0].abandoned, 0u);
+    EXPECT_NEAR(r.queue_length_area, 4 * 1.0 + 2 * 1.0 + 1 * 2.0,
+                1e-9);  // 4 until 1 s, 2 to 2 s, 1 to 4 s
+  }
+}

@@ -50,15 +50,17 @@ struct replicated {
 // Little's law on the sample path of every run: the area under the queue-length curve
 // equals the completed waits plus the waits of those still queued at the end.
 void check_little(const models::room_result& r) {
-  double completed = r.overall.wait_s.mean() * static_cast<double>(r.overall.wait_s.count());
+  double completed = r.overall.wait_s.mean() * static_cast<double>(r.overall.wait_s.count()) +
+                     r.overall.abandon_s.mean() * static_cast<double>(r.overall.abandon_s.count());
   double area = r.queue_length_area;
   EXPECT_NEAR(area, completed + r.censored_wait_s, 1e-9 * area + 1e-9);
   // And L = lambda W, up to the users still waiting at the end (bounded, not fitted).
+  // W is the time in queue of everyone who left it, released or given up.
   double T = r.end_time_s;
-  double lambda_w = static_cast<double>(r.overall.arrived) / T * r.overall.wait_s.mean();
-  double slack = (r.censored_wait_s +
-                  static_cast<double>(r.overall.waiting_at_end) * r.overall.wait_s.mean()) /
-                 T;
+  double left = static_cast<double>(r.overall.wait_s.count() + r.overall.abandon_s.count());
+  double w = left > 0 ? completed / left : 0.0;
+  double lambda_w = static_cast<double>(r.overall.arrived) / T * w;
+  double slack = (r.censored_wait_s + static_cast<double>(r.overall.waiting_at_end) * w) / T;
   EXPECT_LE(std::abs(r.mean_queue_length() - lambda_w), slack + 1e-9 * area);
 }
 
@@ -141,4 +143,43 @@ TEST(QueueingTheory, MD1MeanWaitMatchesPollaczekKhinchine) {
   const double wq = 0.7 * 1.0 / (2.0 * 0.3);
   auto w = sim::mean_interval(r.mean_wait[0], level);
   EXPECT_TRUE(w.contains(wq)) << w.mean << " +- " << w.half_width << " vs " << wq;
+}
+
+TEST(QueueingTheory, MMcWithAbandonmentMatchesErlangA) {
+  // M/M/2+M: lambda 2.2, mu 1, patience exponential with mean 2 s (theta 0.5). A birth-death
+  // chain: up at lambda, down at min(n, c) mu + max(n - c, 0) theta. P(abandon) =
+  // theta E[Nq] / lambda; mean time in queue over everyone = E[Nq] / lambda.
+  const double lambda = 2.2, theta = 0.5;
+  const int c = 2;
+  std::vector<double> p{1.0};
+  for (int n = 0; n < 400; ++n)
+    p.push_back(p.back() * lambda / (std::min(n + 1, c) * 1.0 + std::max(n + 1 - c, 0) * theta));
+  double total = 0, nq = 0;
+  for (std::size_t n = 0; n < p.size(); ++n) total += p[n];
+  for (std::size_t n = 0; n < p.size(); ++n)
+    nq += std::max<double>(static_cast<double>(n) - c, 0) * p[n] / total;
+  const double p_abandon = theta * nq / lambda, time_in_queue = nq / lambda;
+
+  auto s = scenario_from(R"({"name": "erlang-a",
+    "classes": [{"name": "all", "patience_s": {"dist": "exponential", "mean": 2}}],
+    "arrivals": {"process": "poisson", "rate_per_s": 2.2},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 2, "session_s": {"dist": "exponential", "mean": 1}},
+    "run": {"horizon_s": 50000, "sample_interval_s": 1000}})");
+  std::vector<double> abandon_share, queue_time;
+  for (int rep = 0; rep < replications; ++rep) {
+    auto r = models::run_scenario(s, s.seed, static_cast<std::uint64_t>(rep));
+    const auto& w = r.overall;
+    abandon_share.push_back(static_cast<double>(w.abandoned) / static_cast<double>(w.arrived));
+    double sum = w.wait_s.mean() * static_cast<double>(w.wait_s.count()) +
+                 w.abandon_s.mean() * static_cast<double>(w.abandon_s.count());
+    queue_time.push_back(sum / static_cast<double>(w.wait_s.count() + w.abandon_s.count()));
+    check_little(r);
+  }
+  auto pa = sim::mean_interval(abandon_share, level);
+  auto tq = sim::mean_interval(queue_time, level);
+  EXPECT_TRUE(pa.contains(p_abandon)) << pa.mean << " +- " << pa.half_width << " vs " << p_abandon;
+  EXPECT_TRUE(tq.contains(time_in_queue))
+      << tq.mean << " +- " << tq.half_width << " vs " << time_in_queue;
+  EXPECT_GT(p_abandon, 0.05);  // the test has teeth: a tenth of users give up
 }
