@@ -179,7 +179,14 @@ TEST(Cli, CheckExitsOneOnAFailedSlaAndWritesJunit) {
   EXPECT_NE(fail.out.find("FAIL vip mean_wait_s <= 0.5"), std::string::npos) << fail.out;
   EXPECT_NE(slurp(xml).find("<failure message="), std::string::npos);
   EXPECT_EQ(run("check").code, 2);
-  EXPECT_EQ(run("check " + scenario("mmc_validation.json")).code, 2);  // no sla block
+  fs::path no_sla =
+      fs::path(testing::TempDir()) / ("nosla_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(no_sla) << R"({"name": "x", "classes": [{"name": "all"}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 1}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})";
+  auto none = run("check " + no_sla.string());
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("/sla: expected an sla block to check, found none"), std::string::npos);
 }
 
 TEST(Cli, ReplicationsGiveIntervals) {
