@@ -256,9 +256,12 @@ TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
                 " --knob /release/batch --range 1:2 --tie /x=y")
                 .code,
             2);
-  EXPECT_EQ(
-      run("plan " + scenario("mmc_validation.json") + " --knob /release/slots --range 4:5").code,
-      2);  // no sla block
+  // The default step (a 20th of the range) gives 4.05 slots: the point's scenario is
+  // rejected, naming the pointer.
+  auto fractional =
+      run("plan " + scenario("mmc_validation.json") + " --knob /release/slots --range 4:5");
+  EXPECT_EQ(fractional.code, 2);
+  EXPECT_NE(fractional.err.find("/release/slots: expected an integer"), std::string::npos);
 }
 
 TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
