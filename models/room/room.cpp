@@ -231,6 +231,7 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   ++result_.by_class[user_class].arrived;
   if (gate_ && !gate_->try_enter(now.ns())) {  // sold out: refused at once, never queued
     ++result_.by_class[user_class].refused;
+    trace(next_user_, user_class, "refused", -1);  // the serial it would have had
     return;
   }
   if (free_servers_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
@@ -242,6 +243,7 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
     ++result_.by_class[user_class].released;
     ++released_since_sample_;
     if (gate_) after_release();
+    trace(next_user_, user_class, "direct", -1);
     after_visit(user_class, 0, boost, credit_day);
     schedule_session_end();
     return;
@@ -266,6 +268,7 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   ++list_sizes_[l];
   ++queued_;
   ++waiting_by_class_[user_class];
+  trace(user, user_class, "enter", static_cast<std::int32_t>(l));
   result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
   result_.by_list[l].peak_length = std::max(result_.by_list[l].peak_length, list_sizes_[l]);
   if (const auto& patience = sc_.classes[user_class].patience_s) {
@@ -306,6 +309,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   --waiting_by_class_[c];
   --list_sizes_[list];
   --queued_;
+  trace(user, c, "release", static_cast<std::int32_t>(list));
   ++result_.by_list[list].released;
   ++released_since_sample_;
   if (gate_) after_release();
@@ -450,6 +454,7 @@ void room::on_compensate() {
     lists_[l]->zadd(score_of(user), user);
     credit_day_[user] = day_of(now);
     ++result_.compensation->used_in_place;
+    trace(user, cls(user), "rescore", static_cast<std::int32_t>(l));
   }
   compensation_scheduled_ = !compensation_due_.empty();
   if (compensation_scheduled_) {
@@ -478,6 +483,7 @@ void room::on_abandon(std::uint32_t user) {
   --list_sizes_[l];
   --queued_;
   --waiting_by_class_[c];
+  trace(user, c, "abandon", static_cast<std::int32_t>(l));
   auto& st = result_.by_class[c];
   ++st.abandoned;
   st.abandon_s.add(static_cast<double>(sim_.now().ns() - entry_ns_[user]) * 1e-9);
@@ -594,6 +600,7 @@ void room::age_user(std::uint32_t user, std::uint32_t l) {
   lists_[up]->zadd(score_of(user), user);
   ++list_sizes_[up];
   ++result_.by_list[up].aged_in;
+  trace(user, cls(user), "age", static_cast<std::int32_t>(up));
   result_.by_list[up].peak_length = std::max(result_.by_list[up].peak_length, list_sizes_[up]);
   if (sc_.lists[up].max_wait_s) {
     aging_[up].moved.push_back({user, sim_.now().ns()});

@@ -13,6 +13,7 @@
 
 #include "models/admission/stock_gate.hpp"
 #include "models/release/selector.hpp"
+#include "models/room/trace.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
 #include "sim/core/histogram.hpp"
@@ -100,6 +101,11 @@ class room {
  public:
   room(const scenario& s, std::uint64_t seed, std::uint64_t replication = 0);
   room_result run();
+  // Follow state changes (see trace.hpp); the sink must outlive run().
+  void set_trace(trace_sink* sink, trace_filter filter) {
+    trace_ = sink;
+    trace_filter_ = std::move(filter);
+  }
 
   // The engine's interface.
   void handle(const sim::event& e);
@@ -253,6 +259,13 @@ class room {
   std::vector<double> batch_means_;
   double batch_sum_ = 0;
   bool record_wait(std::int64_t entry_ns, std::int64_t wait_ns);
+
+  trace_sink* trace_ = nullptr;
+  trace_filter trace_filter_;
+  void trace(std::uint32_t user, std::uint32_t user_class, const char* action, std::int32_t list) {
+    if (!trace_ || !trace_filter_.accepts(sim_.now().ns(), user)) return;
+    trace_->write({sim_.now().ns(), user, token_of(user), user_class, action, list, queued_});
+  }
 
   room_result result_;
 };

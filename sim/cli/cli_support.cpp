@@ -27,6 +27,9 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind == command_kind::run || kind == command_kind::compare)
     opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
         "replications", po::value<std::uint32_t>());
+  if (kind == command_kind::run)
+    opts.add_options()("trace", po::value<std::string>())("trace-from", po::value<double>())(
+        "trace-to", po::value<double>())("trace-users", po::value<std::string>());
   if (kind == command_kind::compare)
     opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
   if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
@@ -76,6 +79,10 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
   if (vm.count("shard")) a.shard = vm["shard"].as<std::string>();
+  if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
+  if (vm.count("trace-from")) a.trace_from = vm["trace-from"].as<double>();
+  if (vm.count("trace-to")) a.trace_to = vm["trace-to"].as<double>();
+  if (vm.count("trace-users")) a.trace_users = vm["trace-users"].as<std::string>();
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();

@@ -28,6 +28,9 @@ struct common_args {
   std::optional<std::string> csv;
   bool quiet = false;
   std::optional<std::string> shard;  // sweep: K/N
+  std::optional<std::string> trace;  // run: JSON Lines file
+  std::optional<double> trace_from, trace_to;
+  std::optional<std::string> trace_users;
 };
 
 enum class command_kind { run, validate, check, compare, estimate, sweep, plan, merge };

@@ -34,6 +34,7 @@ std::string usage() {
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
                [--out FILE] [--format table|json] [--replications R] [--threads T]
+               [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
   waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json] [--out FILE]
@@ -76,6 +77,9 @@ options:
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
+  --trace FILE     run: every state change as JSON Lines (time, user, token, class,
+                   action, list, queue length), within --trace-from/--trace-to
+                   seconds and for --trace-users serials when given
 
 examples:
   waitroom run
@@ -95,6 +99,75 @@ exit codes:
 )";
 }
 
+namespace {
+
+// Writes trace events as JSON Lines to a temporary file, renamed into place on success.
+class jsonl_sink : public models::trace_sink {
+ public:
+  explicit jsonl_sink(const std::string& path)
+      : path_(path), tmp_(path + ".tmp." + std::to_string(::getpid())), out_(tmp_) {}
+  ~jsonl_sink() override {
+    if (!committed_) std::filesystem::remove(tmp_);
+  }
+  bool ok() const { return static_cast<bool>(out_); }
+  void write(const models::trace_event& e) override {
+    out_
+        << fmt::format(
+               R"({{"t_s":{},"user":{},"token":"{:016x}","class":"{}","action":"{}","list":{},"queue_length":{}}})",
+               static_cast<double>(e.time_ns) / 1e9, e.user, e.token, (*class_names)[e.user_class],
+               e.action, e.list, e.queue_length)
+        << '\n';
+  }
+  bool commit() {
+    out_.close();
+    std::error_code ec;
+    std::filesystem::rename(tmp_, path_, ec);
+    committed_ = !ec;
+    return committed_;
+  }
+  const std::vector<std::string>* class_names = nullptr;
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+models::room_result traced_run(const common_args& a, const models::scenario& s,
+                               std::uint64_t seed) {
+  if (s.run.warmup == models::warmup_kind::mser5)
+    throw sim::input_error("--trace", "a run without automatic (mser5) warm-up, which runs twice",
+                           "warmup mser5");
+  models::trace_filter filter;
+  if (a.trace_from) filter.from_ns = sim::sim_time::from_seconds(*a.trace_from).ns();
+  if (a.trace_to) filter.to_ns = sim::sim_time::from_seconds(*a.trace_to).ns();
+  if (a.trace_users) {
+    std::string list = *a.trace_users;
+    for (std::size_t start = 0; start < list.size();) {
+      std::size_t comma = list.find(',', start);
+      std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+      char* end = nullptr;
+      unsigned long v = std::strtoul(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || v > 0xffffffffUL)
+        throw sim::input_error("--trace-users", "comma-separated user serials", "'" + item + "'");
+      filter.users.insert(static_cast<std::uint32_t>(v));
+      start = comma == std::string::npos ? list.size() : comma + 1;
+    }
+  }
+  jsonl_sink sink(*a.trace);
+  if (!sink.ok()) throw sim::input_error(*a.trace, "a writable trace file", "cannot open it");
+  auto names = s.class_names();
+  sink.class_names = &names;
+  models::room rm(s, seed);
+  rm.set_trace(&sink, std::move(filter));
+  models::room_result r = rm.run();
+  if (!sink.commit())
+    throw sim::input_error(*a.trace, "a writable trace file", "could not write it");
+  return r;
+}
+
+}  // namespace
+
 int run_command(const std::vector<std::string>& args) {
   try {
     common_args a = parse_args("run", args, command_kind::run);
@@ -113,6 +186,12 @@ int run_command(const std::vector<std::string>& args) {
       }
       text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
                               : reports::replications_table(s, rs, 0.95);
+    } else if (a.trace) {
+      models::room_result r = traced_run(a, s, seed);
+      users = r.overall.arrived;
+      events = r.events;
+      text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
+                              : reports::result_table(s, r);
     } else {
       models::room_result r = models::run_scenario(s, seed);
       users = r.overall.arrived;

@@ -313,3 +313,40 @@ TEST(Cli, ShardsRunAsSeparateProcessesMergeToTheUnshardedSweep) {
   EXPECT_EQ(run("merge " + scenario("clinic.json")).code, 2);  // not a shard file
   EXPECT_EQ(run(args + " --shard 3/3").code, 2);
 }
+
+TEST(Cli, TraceFollowsEveryStateChangeInRedisOrder) {
+  fs::path dir = fs::path(testing::TempDir());
+  fs::path sc = dir / ("trace_sc_" + std::to_string(::getpid()) + ".json");
+  fs::path tr = dir / ("trace_" + std::to_string(::getpid()) + ".jsonl");
+  std::ofstream(sc) << R"({"name": "t", "classes": [{"name": "all"}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": 10},
+    "queue": {"policy": "fifo"}, "release": {"mode": "tick", "interval_ms": 200, "batch": 3}})";
+  auto r = run("run " + sc.string() + " --trace " + tr.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(tr);
+  std::vector<nlohmann::json> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
+  ASSERT_EQ(lines.size(), 20u);  // 10 enter, 10 release
+  std::string last_token;
+  std::uint64_t expect_len = 10;
+  for (std::size_t i = 10; i < 20; ++i) {
+    EXPECT_EQ(lines[i]["action"], "release");
+    EXPECT_EQ(lines[i]["queue_length"], --expect_len);
+    // Every score ties (all entered at t = 0): Redis releases by member bytes, ascending.
+    auto token = lines[i]["token"].get<std::string>();
+    EXPECT_LT(last_token, token);
+    last_token = token;
+  }
+  auto one = run("run " + sc.string() + " --trace " + tr.string() + " --trace-users 4");
+  ASSERT_EQ(one.code, 0);
+  std::ifstream in2(tr);
+  int n = 0;
+  for (std::string l; std::getline(in2, l);) {
+    EXPECT_EQ(nlohmann::json::parse(l)["user"], 4);
+    ++n;
+  }
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(run("run " + sc.string() + " --trace " + tr.string() + " --trace-users x").code, 2);
+  EXPECT_EQ(run("run " + sc.string() + " --trace /nonexistent/dir/t.jsonl").code, 2);
+}
