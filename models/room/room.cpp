@@ -489,7 +489,15 @@ void room::on_abandon(std::uint32_t user) {
   st.abandon_s.add(static_cast<double>(sim_.now().ns() - entry_ns_[user]) * 1e-9);
   const double u = static_cast<double>(sim::mix64(user ^ pay_later_salt_) >> 11) * 0x1.0p-53;
   if (u < sc_.classes[c].pay_later_probability) ++st.paid_later;
-  credit_day_.erase(user);
+  // Whoever gives up may come back (returns), and a long wait earns a credit as it would
+  // have on release.
+  std::int64_t credit_day = -1;
+  if (auto it = credit_day_.find(user); it != credit_day_.end()) {
+    credit_day = it->second;
+    credit_day_.erase(it);
+  }
+  if (sc_.compensation || sc_.returns)
+    after_visit(c, sim_.now().ns() - entry_ns_[user], boosted(user), credit_day);
   if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
 }
 
