@@ -1,5 +1,9 @@
 #include "cli_support.hpp"
 
+#include <fmt/format.h>
+
+#include "commands.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -130,6 +134,18 @@ bool write_atomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, path, ec);
   if (ec) std::filesystem::remove(tmp, ec);
   return !ec;
+}
+
+int write_or_print(const common_args& a, const std::string& text) {
+  if (!a.out) {
+    fmt::print("{}", text);
+    return exit_ok;
+  }
+  if (!write_atomically(*a.out, text)) {
+    fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+    return exit_output;
+  }
+  return exit_ok;
 }
 
 }  // namespace waitroom::cli

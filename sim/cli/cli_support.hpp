@@ -42,5 +42,7 @@ unsigned threads_or_cores(unsigned t);
 // Writes to a temporary file beside the target and renames it, so a failed run never
 // leaves a half-written result behind.
 bool write_atomically(const std::string& path, const std::string& text);
+// The result to --out (atomically) or to stdout; returns the exit code.
+int write_or_print(const common_args& a, const std::string& text);
 
 }  // namespace waitroom::cli

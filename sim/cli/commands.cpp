@@ -169,194 +169,161 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("run", args, command_kind::run);
-    models::scenario s = load(a, a.scenario_path);
-    std::uint64_t seed = a.seed.value_or(s.seed);
-    s.seed = seed;
-    auto started = std::chrono::steady_clock::now();
-    std::string format = a.format.value_or(a.out ? "json" : "table");
-    std::string text;
-    std::uint64_t users = 0, events = 0;
-    if (a.replications > 1) {
-      auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
-      for (const auto& r : rs) {
-        users += r.overall.arrived;
-        events += r.events;
-      }
-      text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
-                              : reports::replications_table(s, rs, 0.95);
-    } else if (a.trace) {
-      models::room_result r = traced_run(a, s, seed);
-      users = r.overall.arrived;
-      events = r.events;
-      text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                              : reports::result_table(s, r);
-    } else {
-      models::room_result r = models::run_scenario(s, seed);
-      users = r.overall.arrived;
-      events = r.events;
-      text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                              : reports::result_table(s, r);
+  common_args a = parse_args("run", args, command_kind::run);
+  models::scenario s = load(a, a.scenario_path);
+  std::uint64_t seed = a.seed.value_or(s.seed);
+  s.seed = seed;
+  auto started = std::chrono::steady_clock::now();
+  std::string format = a.format.value_or(a.out ? "json" : "table");
+  std::string text;
+  std::uint64_t users = 0, events = 0;
+  if (a.replications > 1) {
+    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
+    for (const auto& r : rs) {
+      users += r.overall.arrived;
+      events += r.events;
     }
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (a.out) {
-      if (!write_atomically(*a.out, text)) {
-        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
-        return exit_output;
-      }
-      fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out,
-                 users, events, wall);
-    } else {
-      fmt::print("{}", text);
-      std::fflush(stdout);
-    }
-    return exit_ok;
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+    text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
+                            : reports::replications_table(s, rs, 0.95);
+  } else if (a.trace) {
+    models::room_result r = traced_run(a, s, seed);
+    users = r.overall.arrived;
+    events = r.events;
+    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
+                            : reports::result_table(s, r);
+  } else {
+    models::room_result r = models::run_scenario(s, seed);
+    users = r.overall.arrived;
+    events = r.events;
+    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
+                            : reports::result_table(s, r);
   }
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (a.out) {
+    if (!write_atomically(*a.out, text)) {
+      fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+      return exit_output;
+    }
+    fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out, users,
+               events, wall);
+  } else {
+    fmt::print("{}", text);
+    std::fflush(stdout);
+  }
+  return exit_ok;
 }
 
 int check_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("check", args, command_kind::check);
-    if (a.scenario_paths.empty())
-      throw sim::input_error("waitroom check", "one or more SCENARIO files", "none");
-    std::vector<models::scenario> scenarios;
-    for (const auto& p : a.scenario_paths) {
-      scenarios.push_back(load(a, p));
-      if (!scenarios.back().sla)
-        throw sim::input_error(p + ": /sla", "an sla block to check", "none");
-    }
-    std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
-    bool all_pass = true;
-    for (auto& s : scenarios) {
-      if (a.seed) s.seed = *a.seed;
-      auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
-      auto os = models::evaluate(*s.sla, rs);
-      for (const auto& o : os) all_pass = all_pass && o.pass;
-      fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
-      outcomes.emplace_back(&s, std::move(os));
-    }
-    if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
-      fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
-      return exit_output;
-    }
-    fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
-    return all_pass ? exit_ok : exit_sla_failed;
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+  common_args a = parse_args("check", args, command_kind::check);
+  if (a.scenario_paths.empty())
+    throw sim::input_error("waitroom check", "one or more SCENARIO files", "none");
+  std::vector<models::scenario> scenarios;
+  for (const auto& p : a.scenario_paths) {
+    scenarios.push_back(load(a, p));
+    if (!scenarios.back().sla)
+      throw sim::input_error(p + ": /sla", "an sla block to check", "none");
   }
+  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
+  bool all_pass = true;
+  for (auto& s : scenarios) {
+    if (a.seed) s.seed = *a.seed;
+    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
+    auto os = models::evaluate(*s.sla, rs);
+    for (const auto& o : os) all_pass = all_pass && o.pass;
+    fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
+    outcomes.emplace_back(&s, std::move(os));
+  }
+  if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
+    fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
+    return exit_output;
+  }
+  fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
+  return all_pass ? exit_ok : exit_sla_failed;
 }
 
 int compare_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("compare", args, command_kind::compare);
-    if (a.variants.empty())
-      throw sim::input_error("--variant", "at least one NAME:/pointer=value[,/pointer=value]",
-                             "none");
-    std::vector<std::string> names{"base"};
-    std::vector<models::scenario> scenarios;
-    scenarios.push_back(load(a, a.scenario_path));
-    for (const auto& v : a.variants) {
-      auto colon = v.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 >= v.size() || v[colon + 1] != '/')
-        throw sim::input_error("--variant " + v, "NAME:/pointer=value[,/pointer=value...]",
-                               "'" + v + "'");
-      names.push_back(v.substr(0, colon));
-      common_args va = a;
-      // Assignments are separated by ",/" so JSON values may contain commas.
-      std::string rest = v.substr(colon + 1);
-      for (std::size_t start = 0; start < rest.size();) {
-        std::size_t next = rest.find(",/", start);
-        va.sets.push_back(rest.substr(start, next == std::string::npos ? next : next - start));
-        start = next == std::string::npos ? rest.size() : next + 1;
-      }
-      scenarios.push_back(load(va, a.scenario_path));
+  common_args a = parse_args("compare", args, command_kind::compare);
+  if (a.variants.empty())
+    throw sim::input_error("--variant", "at least one NAME:/pointer=value[,/pointer=value]",
+                           "none");
+  std::vector<std::string> names{"base"};
+  std::vector<models::scenario> scenarios;
+  scenarios.push_back(load(a, a.scenario_path));
+  for (const auto& v : a.variants) {
+    auto colon = v.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= v.size() || v[colon + 1] != '/')
+      throw sim::input_error("--variant " + v, "NAME:/pointer=value[,/pointer=value...]",
+                             "'" + v + "'");
+    names.push_back(v.substr(0, colon));
+    common_args va = a;
+    // Assignments are separated by ",/" so JSON values may contain commas.
+    std::string rest = v.substr(colon + 1);
+    for (std::size_t start = 0; start < rest.size();) {
+      std::size_t next = rest.find(",/", start);
+      va.sets.push_back(rest.substr(start, next == std::string::npos ? next : next - start));
+      start = next == std::string::npos ? rest.size() : next + 1;
     }
-    std::uint64_t seed = a.seed.value_or(scenarios.front().seed);
-    std::uint32_t reps = a.replications > 1 ? a.replications : 10;
-    std::vector<std::vector<models::room_result>> runs;
-    std::vector<const models::scenario*> ptrs;
-    for (auto& s : scenarios) {
-      s.seed = seed;  // common random numbers: every variant sees the same customers
-      runs.push_back(models::replicate(s, seed, reps, threads_or_cores(a.threads)));
-      ptrs.push_back(&s);
-    }
-    auto j = reports::compare_json(names, ptrs, runs, 0.95);
-    std::string format = a.format.value_or(a.out ? "json" : "table");
-    std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
-    if (a.out) {
-      if (!write_atomically(*a.out, text)) {
-        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
-        return exit_output;
-      }
-    } else {
-      fmt::print("{}", text);
-    }
-    return exit_ok;
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+    scenarios.push_back(load(va, a.scenario_path));
   }
+  std::uint64_t seed = a.seed.value_or(scenarios.front().seed);
+  std::uint32_t reps = a.replications > 1 ? a.replications : 10;
+  std::vector<std::vector<models::room_result>> runs;
+  std::vector<const models::scenario*> ptrs;
+  for (auto& s : scenarios) {
+    s.seed = seed;  // common random numbers: every variant sees the same customers
+    runs.push_back(models::replicate(s, seed, reps, threads_or_cores(a.threads)));
+    ptrs.push_back(&s);
+  }
+  auto j = reports::compare_json(names, ptrs, runs, 0.95);
+  std::string format = a.format.value_or(a.out ? "json" : "table");
+  std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+  return write_or_print(a, text);
 }
 
 int estimate_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("estimate", args, command_kind::estimate);
-    if (!a.scenario_path) throw sim::input_error("waitroom estimate", "a SCENARIO file", "none");
-    models::scenario s = load(a, a.scenario_path);
-    if (a.seed) s.seed = *a.seed;
-    std::uint32_t reps = a.replications > 1 ? a.replications : 10;
-    auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
-    auto est = models::analytic_for(s);
-    fmt::print("{}: {}\n", s.name,
-               est.estimate ? est.estimate->model : "no closed form: " + est.reason);
-    fmt::print("{:<12} {:>14} {:>26}\n", "class", "closed form",
-               "simulated (95%, " + std::to_string(reps) + " reps)");
-    for (std::size_t c = 0; c < s.classes.size(); ++c) {
-      auto iv = models::metric_interval(rs, static_cast<std::int32_t>(c),
-                                        models::sla_metric::mean_wait_s, 0.95);
-      std::string theory = est.estimate ? fmt::format("{:.4f}", est.estimate->mean_wait_s[c]) : "-";
-      std::string verdict;
-      if (est.estimate)
-        verdict = iv.contains(est.estimate->mean_wait_s[c]) ? "  inside" : "  OUTSIDE";
-      fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", s.classes[c].name, theory, iv.mean,
-                 iv.half_width, verdict);
-    }
-    if (est.estimate && est.estimate->p_wait) {
-      std::vector<double> pw;
-      for (const auto& r : rs)
-        pw.push_back(
-            1.0 - static_cast<double>(r.overall.wait_ns.bucket(0)) /
-                      static_cast<double>(std::max<std::uint64_t>(1, r.overall.wait_ns.count())));
-      auto iv = sim::mean_interval(pw, 0.95);
-      fmt::print("{:<12} {:>14.4f} {:>18.4f} ± {:<8.4f}\n", "P(wait > 0)", *est.estimate->p_wait,
-                 iv.mean, iv.half_width);
-    }
-    fmt::print("(simulations start empty; a long horizon keeps that bias small)\n");
-    return exit_ok;
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+  common_args a = parse_args("estimate", args, command_kind::estimate);
+  if (!a.scenario_path) throw sim::input_error("waitroom estimate", "a SCENARIO file", "none");
+  models::scenario s = load(a, a.scenario_path);
+  if (a.seed) s.seed = *a.seed;
+  std::uint32_t reps = a.replications > 1 ? a.replications : 10;
+  auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
+  auto est = models::analytic_for(s);
+  fmt::print("{}: {}\n", s.name,
+             est.estimate ? est.estimate->model : "no closed form: " + est.reason);
+  fmt::print("{:<12} {:>14} {:>26}\n", "class", "closed form",
+             "simulated (95%, " + std::to_string(reps) + " reps)");
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    auto iv = models::metric_interval(rs, static_cast<std::int32_t>(c),
+                                      models::sla_metric::mean_wait_s, 0.95);
+    std::string theory = est.estimate ? fmt::format("{:.4f}", est.estimate->mean_wait_s[c]) : "-";
+    std::string verdict;
+    if (est.estimate)
+      verdict = iv.contains(est.estimate->mean_wait_s[c]) ? "  inside" : "  OUTSIDE";
+    fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", s.classes[c].name, theory, iv.mean,
+               iv.half_width, verdict);
   }
+  if (est.estimate && est.estimate->p_wait) {
+    std::vector<double> pw;
+    for (const auto& r : rs)
+      pw.push_back(1.0 -
+                   static_cast<double>(r.overall.wait_ns.bucket(0)) /
+                       static_cast<double>(std::max<std::uint64_t>(1, r.overall.wait_ns.count())));
+    auto iv = sim::mean_interval(pw, 0.95);
+    fmt::print("{:<12} {:>14.4f} {:>18.4f} ± {:<8.4f}\n", "P(wait > 0)", *est.estimate->p_wait,
+               iv.mean, iv.half_width);
+  }
+  fmt::print("(simulations start empty; a long horizon keeps that bias small)\n");
+  return exit_ok;
 }
 
 int validate_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("validate", args, command_kind::validate);
-    if (!a.scenario_path)
-      throw sim::input_error("waitroom validate", "a SCENARIO file argument", "none");
-    models::scenario s = load(a, a.scenario_path);
-    fmt::print("{}\n", models::to_json(s).dump(2));
-    fmt::print(stderr, "waitroom: {} is valid\n", *a.scenario_path);
-    return exit_ok;
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
-  }
+  common_args a = parse_args("validate", args, command_kind::validate);
+  if (!a.scenario_path)
+    throw sim::input_error("waitroom validate", "a SCENARIO file argument", "none");
+  models::scenario s = load(a, a.scenario_path);
+  fmt::print("{}\n", models::to_json(s).dump(2));
+  fmt::print(stderr, "waitroom: {} is valid\n", *a.scenario_path);
+  return exit_ok;
 }
 
 }  // namespace waitroom::cli

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "sim/core/input_error.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
                "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
                "waitroom --help)\n",
                cmd);
+    return exit_bad_input;
+  } catch (const waitroom::sim::input_error& e) {
+    // Every command reports bad input the same way: one line, exit code 2.
+    fmt::print(stderr, "waitroom: {}\n", e.what());
     return exit_bad_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "waitroom: internal error: {}\n", e.what());

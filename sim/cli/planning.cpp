@@ -231,18 +231,6 @@ std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_resu
   return out;
 }
 
-int write_or_print(const common_args& a, const std::string& text) {
-  if (!a.out) {
-    fmt::print("{}", text);
-    return exit_ok;
-  }
-  if (!write_atomically(*a.out, text)) {
-    fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
-    return exit_output;
-  }
-  return exit_ok;
-}
-
 }  // namespace
 
 namespace {
@@ -287,32 +275,26 @@ json sweep_args(const common_args& a, std::uint32_t reps) {
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("sweep", args, command_kind::sweep);
-    if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
-    auto axes = sweep_axes(a);
-    std::uint32_t reps = a.replications > 1 ? a.replications : 5;
-    shard_spec shard = parse_shard(a.shard);
-    auto points = run_grid(a, axes, {}, reps, shard, true);
-    if (!a.shard) return sweep_output(a, axes, points, reps);
-    // A shard: this process's replications as metric tables, for `waitroom merge`.
-    json j{{"waitroom_shard", 1},
-           {"shard", shard.index},
-           {"of", shard.count},
-           {"args", sweep_args(a, reps)},
-           {"units", json::array()}};
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      std::size_t k = 0;
-      for (std::uint32_t r = 0; r < reps; ++r)
-        if ((i * reps + r) % shard.count == shard.index)
-          j["units"].push_back(
-              {{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
-    }
-    return write_or_print(a, j.dump() + "\n");
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+  common_args a = parse_args("sweep", args, command_kind::sweep);
+  if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
+  auto axes = sweep_axes(a);
+  std::uint32_t reps = a.replications > 1 ? a.replications : 5;
+  shard_spec shard = parse_shard(a.shard);
+  auto points = run_grid(a, axes, {}, reps, shard, true);
+  if (!a.shard) return sweep_output(a, axes, points, reps);
+  // A shard: this process's replications as metric tables, for `waitroom merge`.
+  json j{{"waitroom_shard", 1},
+         {"shard", shard.index},
+         {"of", shard.count},
+         {"args", sweep_args(a, reps)},
+         {"units", json::array()}};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::size_t k = 0;
+    for (std::uint32_t r = 0; r < reps; ++r)
+      if ((i * reps + r) % shard.count == shard.index)
+        j["units"].push_back({{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
   }
+  return write_or_print(a, j.dump() + "\n");
 }
 
 int merge_command(const std::vector<std::string>& args) {
@@ -362,9 +344,6 @@ int merge_command(const std::vector<std::string>& args) {
         points.at(u["point"].get<std::size_t>()).tables.at(u["replication"].get<std::size_t>()) =
             u["table"].get<models::metric_table>();
     return sweep_output(a, axes, points, reps);
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
   } catch (const nlohmann::json::exception& e) {
     fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());
     return exit_bad_input;
@@ -372,103 +351,98 @@ int merge_command(const std::vector<std::string>& args) {
 }
 
 int plan_command(const std::vector<std::string>& args) {
-  try {
-    common_args a = parse_args("plan", args, command_kind::plan);
-    if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
-    if (a.knobs.empty() || a.knobs.size() > 2 || a.knobs.size() != a.ranges.size())
-      throw sim::input_error(
-          "--knob/--range", "one or two --knob /pointer, each with a --range LO:HI[:STEP]",
-          fmt::format("{} knobs and {} ranges", a.knobs.size(), a.ranges.size()));
-    std::vector<axis> axes;
-    for (std::size_t k = 0; k < a.knobs.size(); ++k) {
-      if (a.knobs[k].empty() || a.knobs[k][0] != '/')
-        throw sim::input_error("--knob " + a.knobs[k], "a JSON pointer", "'" + a.knobs[k] + "'");
-      axes.push_back({a.knobs[k], parse_range(a.ranges[k], "--range " + a.ranges[k])});
-    }
-    std::vector<std::pair<std::string, std::function<double(double)>>> ties;
-    for (const auto& t : a.ties) {
-      auto eq = t.find('=');
-      if (t.empty() || t[0] != '/' || eq == std::string::npos)
-        throw sim::input_error("--tie " + t, "/pointer=EXPR (EXPR in x, the first knob)",
-                               "'" + t + "'");
-      ties.emplace_back(t.substr(0, eq), parse_tie(t.substr(eq + 1), "--tie " + t));
-    }
-    models::scenario base = load(a, a.scenario_path);
-    if (!base.sla)
-      throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
-    auto points = run_grid(a, axes, ties, base.sla->replications, {}, true);
-
-    std::string out =
-        fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
-                    base.sla->targets.size(), base.sla->confidence * 100, base.sla->replications);
-    std::vector<bool> holds;
-    for (const auto& p : points) {
-      bool pass = true;
-      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
-      holds.push_back(pass);
-    }
-    if (axes.size() == 1) {
-      // Mean waits of the first two classes, and which points are Pareto-optimal for them.
-      const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
-      auto mean = [&](std::size_t i, std::size_t c) {
-        return models::table_interval(points[i].tables, static_cast<std::int32_t>(c),
-                                      models::sla_metric::mean_wait_s, base.sla->confidence);
-      };
-      out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
-      for (std::size_t c = 0; c < nc; ++c)
-        out += fmt::format(" {:>24}", base.classes[c].name + " mean wait (s)");
-      out += "   SLA   Pareto\n";
-      std::vector<double> feasible;
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        bool dominated = false;
-        for (std::size_t k = 0; k < points.size() && nc == 2 && !dominated; ++k) {
-          if (k == i) continue;
-          double a0 = mean(k, 0).mean, a1 = mean(k, 1).mean, b0 = mean(i, 0).mean,
-                 b1 = mean(i, 1).mean;
-          dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
-        }
-        out += fmt::format("{:>12}", points[i].values[0]);
-        for (std::size_t c = 0; c < nc; ++c) {
-          auto iv = mean(i, c);
-          out += fmt::format(" {:>24}",
-                             fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
-        }
-        out += fmt::format("   {:<5} {}\n", holds[i] ? "holds" : "fails",
-                           nc == 2 && !dominated ? "*" : "");
-        if (holds[i]) feasible.push_back(points[i].values[0]);
-      }
-      if (feasible.empty()) {
-        out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
-      } else {
-        auto first = std::find(holds.begin(), holds.end(), true);
-        auto last = std::find(holds.rbegin(), holds.rend(), true).base();
-        bool contiguous = std::find(first, last, false) == last;
-        out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
-                           axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
-                           points.size(), contiguous ? "" : "; not contiguous, see the table");
-      }
-    } else {
-      out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
-                         axes[0].pointer, axes[1].pointer);
-      out += fmt::format("{:>10} ", "");
-      for (double v : axes[1].values) out += fmt::format("{:>8}", v);
-      out += "\n";
-      for (std::size_t r = 0; r < axes[0].values.size(); ++r) {
-        out += fmt::format("{:>10} ", axes[0].values[r]);
-        for (std::size_t c = 0; c < axes[1].values.size(); ++c)
-          out += fmt::format("{:>8}", holds[r * axes[1].values.size() + c] ? "#" : ".");
-        out += "\n";
-      }
-    }
-    if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
-      fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
-      return exit_output;
-    }
-    return write_or_print(a, out);
-  } catch (const sim::input_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    return exit_bad_input;
+  common_args a = parse_args("plan", args, command_kind::plan);
+  if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
+  if (a.knobs.empty() || a.knobs.size() > 2 || a.knobs.size() != a.ranges.size())
+    throw sim::input_error("--knob/--range",
+                           "one or two --knob /pointer, each with a --range LO:HI[:STEP]",
+                           fmt::format("{} knobs and {} ranges", a.knobs.size(), a.ranges.size()));
+  std::vector<axis> axes;
+  for (std::size_t k = 0; k < a.knobs.size(); ++k) {
+    if (a.knobs[k].empty() || a.knobs[k][0] != '/')
+      throw sim::input_error("--knob " + a.knobs[k], "a JSON pointer", "'" + a.knobs[k] + "'");
+    axes.push_back({a.knobs[k], parse_range(a.ranges[k], "--range " + a.ranges[k])});
   }
+  std::vector<std::pair<std::string, std::function<double(double)>>> ties;
+  for (const auto& t : a.ties) {
+    auto eq = t.find('=');
+    if (t.empty() || t[0] != '/' || eq == std::string::npos)
+      throw sim::input_error("--tie " + t, "/pointer=EXPR (EXPR in x, the first knob)",
+                             "'" + t + "'");
+    ties.emplace_back(t.substr(0, eq), parse_tie(t.substr(eq + 1), "--tie " + t));
+  }
+  models::scenario base = load(a, a.scenario_path);
+  if (!base.sla)
+    throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
+  auto points = run_grid(a, axes, ties, base.sla->replications, {}, true);
+
+  std::string out =
+      fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
+                  base.sla->targets.size(), base.sla->confidence * 100, base.sla->replications);
+  std::vector<bool> holds;
+  for (const auto& p : points) {
+    bool pass = true;
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+    holds.push_back(pass);
+  }
+  if (axes.size() == 1) {
+    // Mean waits of the first two classes, and which points are Pareto-optimal for them.
+    const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
+    auto mean = [&](std::size_t i, std::size_t c) {
+      return models::table_interval(points[i].tables, static_cast<std::int32_t>(c),
+                                    models::sla_metric::mean_wait_s, base.sla->confidence);
+    };
+    out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
+    for (std::size_t c = 0; c < nc; ++c)
+      out += fmt::format(" {:>24}", base.classes[c].name + " mean wait (s)");
+    out += "   SLA   Pareto\n";
+    std::vector<double> feasible;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      bool dominated = false;
+      for (std::size_t k = 0; k < points.size() && nc == 2 && !dominated; ++k) {
+        if (k == i) continue;
+        double a0 = mean(k, 0).mean, a1 = mean(k, 1).mean, b0 = mean(i, 0).mean,
+               b1 = mean(i, 1).mean;
+        dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
+      }
+      out += fmt::format("{:>12}", points[i].values[0]);
+      for (std::size_t c = 0; c < nc; ++c) {
+        auto iv = mean(i, c);
+        out += fmt::format(" {:>24}",
+                           fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
+      }
+      out += fmt::format("   {:<5} {}\n", holds[i] ? "holds" : "fails",
+                         nc == 2 && !dominated ? "*" : "");
+      if (holds[i]) feasible.push_back(points[i].values[0]);
+    }
+    if (feasible.empty()) {
+      out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
+    } else {
+      auto first = std::find(holds.begin(), holds.end(), true);
+      auto last = std::find(holds.rbegin(), holds.rend(), true).base();
+      bool contiguous = std::find(first, last, false) == last;
+      out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
+                         axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
+                         points.size(), contiguous ? "" : "; not contiguous, see the table");
+    }
+  } else {
+    out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
+                       axes[0].pointer, axes[1].pointer);
+    out += fmt::format("{:>10} ", "");
+    for (double v : axes[1].values) out += fmt::format("{:>8}", v);
+    out += "\n";
+    for (std::size_t r = 0; r < axes[0].values.size(); ++r) {
+      out += fmt::format("{:>10} ", axes[0].values[r]);
+      for (std::size_t c = 0; c < axes[1].values.size(); ++c)
+        out += fmt::format("{:>8}", holds[r * axes[1].values.size() + c] ? "#" : ".");
+      out += "\n";
+    }
+  }
+  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+    fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+    return exit_output;
+  }
+  return write_or_print(a, out);
 }
 
 }  // namespace waitroom::cli
