@@ -1,6 +1,7 @@
 #include "models/analytic/queueing.hpp"
 
 #include <fmt/format.h>
+#include <Eigen/Sparse>
 
 #include <cmath>
 #include <map>
@@ -40,14 +41,110 @@ std::vector<double> cobham_mean_waits(const std::vector<double>& lambdas, double
   return out;
 }
 
+erlang_a_result erlang_a(int c, double lambda, double mean_service, double mean_patience) {
+  const double mu = 1.0 / mean_service, theta = 1.0 / mean_patience;
+  std::vector<double> p{1.0};
+  double total = 1.0;
+  for (int n = 0; n < 10'000'000; ++n) {
+    double down = std::min(n + 1, c) * mu + std::max(n + 1 - c, 0) * theta;
+    p.push_back(p.back() * lambda / down);
+    total += p.back();
+    if (n > c && p.back() < 1e-18 * total) break;
+  }
+  double nq = 0;
+  for (std::size_t n = 0; n < p.size(); ++n)
+    nq += std::max(static_cast<double>(n) - c, 0.0) * p[n] / total;
+  return {theta * nq / lambda, nq / lambda};
+}
+
+std::optional<tick_chain_result> tick_release_chain(double lambda, double interval_s,
+                                                    std::uint32_t batch) {
+  const double a = lambda * interval_s;
+  if (a >= batch) return std::nullopt;  // no steady state
+  // Poisson(a) probabilities up to where the tail is negligible.
+  std::vector<double> pa{std::exp(-a)};
+  for (int k = 1; pa.back() > 1e-16 || k <= a; ++k) pa.push_back(pa.back() * a / k);
+  const auto amax = static_cast<std::int64_t>(pa.size()) - 1;
+  const auto n = static_cast<std::int64_t>(batch);
+  // Truncate the chain beyond where the queue ever goes; double it until the last states
+  // carry no probability.
+  for (std::int64_t m = std::max<std::int64_t>(4 * (n + amax), 256);; m *= 2) {
+    if (m > 4'000'000) return std::nullopt;
+    // pi (P - I) = 0 and sum pi = 1, transposed: the last equation is the normalisation.
+    std::vector<Eigen::Triplet<double>> t;
+    for (std::int64_t x = 0; x < m; ++x) {
+      for (std::int64_t k = 0; k <= amax; ++k) {
+        std::int64_t y = std::min(std::max<std::int64_t>(x + k - n, 0), m - 1);
+        if (y != m - 1) t.emplace_back(y, x, pa[static_cast<std::size_t>(k)]);
+      }
+      if (x != m - 1) t.emplace_back(x, x, -1.0);
+      t.emplace_back(m - 1, x, 1.0);
+    }
+    Eigen::SparseMatrix<double> A(m, m);
+    A.setFromTriplets(t.begin(), t.end());
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);
+    rhs(m - 1) = 1.0;
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(A);
+    if (lu.info() != Eigen::Success) return std::nullopt;
+    Eigen::VectorXd pi = lu.solve(rhs);
+    double tail = 0;
+    for (std::int64_t x = m - m / 8; x < m; ++x) tail += std::abs(pi(x));
+    if (tail > 1e-12) continue;  // the truncation cut off real probability: grow
+    double ex = 0;
+    for (std::int64_t x = 0; x < m; ++x) ex += static_cast<double>(x) * pi(x);
+    return tick_chain_result{(ex + a / 2.0) / lambda, ex, static_cast<std::size_t>(m)};
+  }
+}
+
 estimate_or_reason analytic_for(const scenario& s) {
   if (s.arrivals.kind != arrival_kind::poisson || s.arrivals.backlog_users > 0)
     return {std::nullopt, "arrivals are not a plain Poisson process (closed forms need one)"};
-  if (s.release.mode != release_mode::concurrency)
-    return {std::nullopt,
-            "tick release has no closed form here (its Markov chain is not implemented yet)"};
+  if (s.release.mode == release_mode::tick) {
+    if (s.admission || s.returns) return {std::nullopt, "admission caps or returns"};
+    for (const auto& k : s.classes)
+      if (k.patience_s) return {std::nullopt, "tick release with abandonment"};
+    if (s.release.selection.kind == selection_kind::ratio && !s.release.selection.work_conserving)
+      return {std::nullopt, "a ratio that loses empty lists' shares"};
+    auto chain =
+        tick_release_chain(s.arrivals.rate_per_s, s.release.interval.seconds(), s.release.batch);
+    if (!chain) return {std::nullopt, "the load is at or above capacity: no steady state"};
+    analytic_estimate e;
+    e.model = fmt::format("tick-release Markov chain ({} states, Eigen sparse LU)", chain->states);
+    e.mean_wait_s = {chain->mean_wait_s};
+    e.overall_only = true;  // the order within the queue moves waits between classes only
+    return {e, ""};
+  }
   if (s.lists.size() > 1 || s.admission || s.returns || s.compensation)
     return {std::nullopt, "several lists, admission caps, returns or compensation"};
+  // Erlang-A: one exponential patience for everyone, exponential sessions, one order.
+  std::size_t with_patience = 0;
+  bool uniform = true;
+  for (const auto& k : s.classes) {
+    if (!k.patience_s) continue;
+    ++with_patience;
+    const auto& first = *s.classes.front().patience_s;
+    uniform = uniform && s.classes.front().patience_s &&
+              k.patience_s->kind == sim::dist_kind::exponential && k.patience_s->a == first.a;
+  }
+  const bool any_patience = with_patience > 0;
+  const bool same_patience = uniform && with_patience == s.classes.size();
+  const double patience =
+      any_patience && s.classes.front().patience_s ? s.classes.front().patience_s->a : 0.0;
+  if (any_patience) {
+    if (!same_patience || s.release.session.kind != sim::dist_kind::exponential)
+      return {std::nullopt,
+              "abandonment other than one exponential patience with exponential sessions"};
+    auto ea = erlang_a(static_cast<int>(s.release.slots), s.arrivals.rate_per_s,
+                       s.release.session.mean(), patience);
+    analytic_estimate e;
+    e.model = fmt::format("M/M/{}+M (Erlang-A): mean time in queue of everyone, served or not",
+                          s.release.slots);
+    e.mean_wait_s = {ea.mean_time_in_queue};
+    e.overall_only = true;
+    e.p_abandon = ea.p_abandon;
+    return {e, ""};
+  }
   const double lambda = s.arrivals.rate_per_s;
   const double es = s.release.session.mean(), es2 = s.release.session.second_moment();
   const int c = static_cast<int>(s.release.slots);

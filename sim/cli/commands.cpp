@@ -292,16 +292,37 @@ int estimate_command(const std::vector<std::string>& args) {
              est.estimate ? est.estimate->model : "no closed form: " + est.reason);
   fmt::print("{:<12} {:>14} {:>26}\n", "class", "closed form",
              "simulated (95%, " + std::to_string(reps) + " reps)");
-  for (std::size_t c = 0; c < s.classes.size(); ++c) {
-    auto iv = models::metric_interval(rs, static_cast<std::int32_t>(c),
-                                      models::sla_metric::mean_wait_s, 0.95);
-    std::string theory = est.estimate ? fmt::format("{:.4f}", est.estimate->mean_wait_s[c]) : "-";
+  auto row = [&](const std::string& name, const std::optional<double>& theory, sim::interval iv) {
     std::string verdict;
-    if (est.estimate)
-      verdict = iv.contains(est.estimate->mean_wait_s[c]) ? "  inside" : "  OUTSIDE";
-    fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", s.classes[c].name, theory, iv.mean,
-               iv.half_width, verdict);
+    if (theory) verdict = iv.contains(*theory) ? "  inside" : "  OUTSIDE";
+    fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", name,
+               theory ? fmt::format("{:.4f}", *theory) : "-", iv.mean, iv.half_width, verdict);
+  };
+  // Some models give one value for all users (the order within the queue only moves waits
+  // between classes); with abandonment it is the time in queue of everyone who left it.
+  const bool overall = est.estimate && est.estimate->overall_only;
+  if (overall) {
+    std::vector<double> xs;
+    for (const auto& r : rs) {
+      const auto& w = r.overall;
+      double n = static_cast<double>(w.wait_s.count() + w.abandon_s.count());
+      xs.push_back(n > 0 ? (w.wait_s.mean() * static_cast<double>(w.wait_s.count()) +
+                            w.abandon_s.mean() * static_cast<double>(w.abandon_s.count())) /
+                               n
+                         : 0.0);
+    }
+    row("everyone", est.estimate->mean_wait_s[0], sim::mean_interval(xs, 0.95));
   }
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    std::optional<double> theory;
+    if (est.estimate && !overall) theory = est.estimate->mean_wait_s[c];
+    row(s.classes[c].name, theory,
+        models::metric_interval(rs, static_cast<std::int32_t>(c), models::sla_metric::mean_wait_s,
+                                0.95));
+  }
+  if (est.estimate && est.estimate->p_abandon)
+    row("P(abandon)", est.estimate->p_abandon,
+        models::metric_interval(rs, -1, models::sla_metric::abandoned_share, 0.95));
   if (est.estimate && est.estimate->p_wait) {
     std::vector<double> pw;
     for (const auto& r : rs)

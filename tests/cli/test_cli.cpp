@@ -350,3 +350,17 @@ TEST(Cli, TraceFollowsEveryStateChangeInRedisOrder) {
   EXPECT_EQ(run("run " + sc.string() + " --trace " + tr.string() + " --trace-users x").code, 2);
   EXPECT_EQ(run("run " + sc.string() + " --trace /nonexistent/dir/t.jsonl").code, 2);
 }
+
+TEST(Cli, EstimateCoversTickReleaseAndErlangA) {
+  auto tick = run("estimate " + scenario("clinic.json") +
+                  " --set '/arrivals={\"process\":\"poisson\",\"rate_per_s\":27}'"
+                  " --set /run/horizon_s=20000 --replications 4");
+  ASSERT_EQ(tick.code, 0) << tick.err;
+  EXPECT_NE(tick.out.find("tick-release Markov chain"), std::string::npos) << tick.out;
+  auto ea = run("estimate " + scenario("mmc_validation.json") +
+                " --set '/classes/0/patience_s={\"dist\":\"exponential\",\"mean\":2}'"
+                " --set /run/horizon_s=20000 --replications 4");
+  ASSERT_EQ(ea.code, 0) << ea.err;
+  EXPECT_NE(ea.out.find("Erlang-A"), std::string::npos) << ea.out;
+  EXPECT_NE(ea.out.find("P(abandon)"), std::string::npos);
+}

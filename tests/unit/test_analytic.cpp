@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "models/analytic/queueing.hpp"
 #include "support/test_support.hpp"
 
@@ -35,4 +37,32 @@ TEST(Analytic, ThePickedModelFitsTheScenario) {
   auto clinic = models::analytic_for(load("clinic.json"));
   EXPECT_FALSE(clinic.estimate);
   EXPECT_NE(clinic.reason.find("Poisson"), std::string::npos);
+}
+
+TEST(Analytic, TickChainMatchesTheDiscreteQueueFormula) {
+  // One release per tick: X' = max(X + A - 1, 0) with A ~ Poisson(a) has
+  // E[X] = a^2 / (2 (1 - a)); the mean wait is (E[X] + a / 2) / lambda.
+  for (double a : {0.3, 0.5, 0.8}) {
+    auto r = models::tick_release_chain(a, 1.0, 1);
+    ASSERT_TRUE(r);
+    EXPECT_NEAR(r->mean_queue_after_tick, a * a / (2 * (1 - a)), 1e-9) << a;
+    EXPECT_NEAR(r->mean_wait_s, (a * a / (2 * (1 - a)) + a / 2) / a, 1e-9) << a;
+  }
+  EXPECT_FALSE(
+      models::tick_release_chain(30, 0.2, 6));  // 6 per tick for 6 per tick: no steady state
+}
+
+TEST(Analytic, ErlangAWithPatienceEqualToServiceIsAnInfiniteServerQueue) {
+  // theta = mu: everyone leaves at rate mu whether served or not, so the number present is
+  // Poisson(lambda / mu) and E[Nq] = E[max(N - c, 0)].
+  const double lambda = 3.0;
+  const int c = 2;
+  double p = std::exp(-lambda), nq = 0;
+  for (int n = 0; n < 200; ++n) {
+    nq += std::max(n - c, 0) * p;
+    p *= lambda / (n + 1);
+  }
+  auto r = models::erlang_a(c, lambda, 1.0, 1.0);
+  EXPECT_NEAR(r.mean_time_in_queue, nq / lambda, 1e-12);
+  EXPECT_NEAR(r.p_abandon, nq / lambda, 1e-12);  // theta = 1
 }

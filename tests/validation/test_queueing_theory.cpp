@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "models/analytic/queueing.hpp"
 #include "models/room/room.hpp"
 #include "sim/core/confidence.hpp"
 #include "support/test_support.hpp"
@@ -182,4 +183,21 @@ TEST(QueueingTheory, MMcWithAbandonmentMatchesErlangA) {
   EXPECT_TRUE(tq.contains(time_in_queue))
       << tq.mean << " +- " << tq.half_width << " vs " << time_in_queue;
   EXPECT_GT(p_abandon, 0.05);  // the test has teeth: a tenth of users give up
+}
+
+TEST(QueueingTheory, TickReleaseMatchesItsMarkovChain) {
+  // Poisson 27/s, 6 released every 200 ms (30/s): rho = 0.9.
+  auto s = scenario_from(R"({"name": "tick",
+    "classes": [{"name": "all"}],
+    "arrivals": {"process": "poisson", "rate_per_s": 27},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 6},
+    "run": {"horizon_s": 20000, "sample_interval_s": 1000}})");
+  auto chain = models::tick_release_chain(27, 0.2, 6);
+  ASSERT_TRUE(chain);
+  auto r = replicate(s);
+  auto w = sim::mean_interval(r.mean_wait[0], level);
+  EXPECT_TRUE(w.contains(chain->mean_wait_s))
+      << w.mean << " +- " << w.half_width << " vs " << chain->mean_wait_s;
+  EXPECT_LT(w.half_width, 0.05 * chain->mean_wait_s);
 }
