@@ -66,6 +66,22 @@ json result_json(const models::scenario& s, const models::room_result& r,
                           {"peak_length", r.by_list[l].peak_length}});
   j["lost_release_units"] = r.lost_release_units;
   j["returning_visits"] = r.returning_visits;
+  if (r.backend) {
+    const auto& b = *r.backend;
+    json rt{{"mean", b.rt_s.mean()},
+            {"p50", b.rt_ns.quantile(0.5) * 1e-9},
+            {"p95", b.rt_ns.quantile(0.95) * 1e-9},
+            {"p99", b.rt_ns.quantile(0.99) * 1e-9},
+            {"max", b.rt_s.max()}};
+    j["backend"] = {
+        {"completed", b.completed},
+        {"timeouts", b.timeouts},
+        {"error_rate",
+         b.completed ? static_cast<double>(b.timeouts) / static_cast<double>(b.completed) : 0.0},
+        {"peak_queue", b.peak_queue},
+        {"response_time_s", rt},
+        {"controller", {{"t_s", b.t_s}, {"rate_per_tick", b.rate_per_tick}, {"rt_ms", b.rt_ms}}}};
+  }
   if (s.run.warmup != models::warmup_kind::none) {
     j["warmup"] = {{"dropped", r.warmup_dropped}};
     if (r.mser_truncation) j["warmup"]["mser_truncation_customers"] = *r.mser_truncation;

@@ -38,6 +38,28 @@ struct selection_spec {
   double length_weight = 0.0;               // scheduler: per user in the list
 };
 
+// Release-rate controllers (seed 000 §2.3, §4.2): the tick batch follows the backend's
+// response time.
+enum class controller_kind { fixed, tiered, window };
+
+struct controller_spec {
+  controller_kind kind = controller_kind::fixed;
+  // tiered: per tick, target = base x factor of the RT tier (RT of the last round's
+  // completions); move at most max_step of the rate per tick; after a cut, hold_rounds
+  // ticks before the next cut.
+  std::vector<double> tiers_ms{200, 500, 1000};
+  std::vector<double> factors{1.2, 1.0, 0.7, 0.4};
+  double max_step = 0.1;
+  std::uint32_t hold_rounds = 2;
+  // window: every every_s, the mean RT over the last window_s: below low_ms +up, above
+  // high_ms -down.
+  double every_s = 5, window_s = 60, low_ms = 200, high_ms = 500, up = 0.1, down = 0.2;
+  double floor = 1;  // never release fewer per tick (the articles' frozen-queue fix)
+  // window: never release more per tick (0: twice the batch). Without it, +10% per quiet
+  // look grows the rate without bound and the next slowdown floods the backend.
+  double ceiling = 0;
+};
+
 struct release_spec {
   release_mode mode = release_mode::tick;
   sim::sim_time interval = sim::sim_time::from_ms(200);
@@ -45,6 +67,7 @@ struct release_spec {
   std::uint32_t slots = 1;
   sim::distribution session = sim::distribution::exponential(1.0);  // seconds
   selection_spec selection;
+  controller_spec controller;  // tick mode; fixed: `batch` every tick
 };
 
 const char* to_string(release_mode m);

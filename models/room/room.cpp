@@ -67,10 +67,16 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       return_rng_(seed, replication, "returns"),
       patience_rng_(seed, replication, "patience"),
       pay_later_salt_(sim::rng(seed, replication, "pay_later").next()),
+      backend_rng_(seed, replication, "backend"),
       order_rng_(seed, replication, "orders"),
       waiting_by_class_(s.classes.size(), 0) {
   if (s.admission) gate_.emplace(s.admission->stock);
   if (s.compensation) result_.compensation.emplace();
+  if (s.backend) {
+    result_.backend.emplace();
+    backend_workers_ = s.backend->workers;
+  }
+  rate_ = static_cast<double>(s.release.batch);
   const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
@@ -111,6 +117,12 @@ room_result room::run() {
   for (std::uint32_t i = 0; i < schedule.size(); ++i)
     sim_.schedule(sim_time::from_seconds(schedule[i].at_s), p_control, k_weights, i);
   sim_.schedule(sim_time{}, p_sample, k_sample);
+  if (sc_.backend)
+    for (std::uint32_t i = 0; i < sc_.backend->capacity.size(); ++i)
+      sim_.schedule(sim_time::from_seconds(sc_.backend->capacity[i].at_s), p_control, k_capacity,
+                    i);
+  if (sc_.release.controller.kind == controller_kind::window)
+    sim_.schedule(sim_time::from_seconds(sc_.release.controller.every_s), p_control, k_control);
 
   sim::stop_conditions stop;
   if (sc_.run.horizon_s) stop.horizon = sim_time::from_seconds(*sc_.run.horizon_s);
@@ -161,7 +173,8 @@ room_result room::run() {
 }
 
 bool room::done() const {
-  return !arrivals_open_ && !backlog_pending_ && queued_ == 0 && returns_in_flight_ == 0;
+  return !arrivals_open_ && !backlog_pending_ && queued_ == 0 && returns_in_flight_ == 0 &&
+         backend_busy_ == 0 && backend_queue_.empty();
 }
 
 void room::handle(const sim::event& e) {
@@ -202,6 +215,15 @@ void room::handle(const sim::event& e) {
       break;
     case k_abandon:
       on_abandon(e.arg);
+      break;
+    case k_service_end:
+      on_service_end(e.arg);
+      break;
+    case k_capacity:
+      on_capacity(e.arg);
+      break;
+    case k_control:
+      on_control();
       break;
   }
 }
@@ -313,6 +335,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   ++result_.by_list[list].released;
   ++released_since_sample_;
   if (gate_) after_release();
+  if (sc_.backend) backend_arrive();
   if (sc_.compensation || sc_.returns) {
     const bool was_boosted = boosted(user);
     std::int64_t credit_day = -1;
@@ -532,11 +555,115 @@ int room::pick_scheduled() const {
   return best;
 }
 
+std::uint64_t room::tick_batch() {
+  const auto& c = sc_.release.controller;
+  // The RT of this round's completions (or the last one seen), for every kind's trace.
+  if (round_rt_n_ > 0 && c.kind != controller_kind::window)
+    last_rt_ms_ = round_rt_sum_ / static_cast<double>(round_rt_n_);
+  round_rt_sum_ = 0;
+  round_rt_n_ = 0;
+  if (c.kind == controller_kind::fixed) return sc_.release.batch;
+  if (c.kind == controller_kind::tiered) {
+    // The round's RT picks a tier; the rate moves towards base x factor by at most
+    // max_step, and cuts wait hold_rounds ticks.
+    std::size_t tier = 0;
+    while (tier < c.tiers_ms.size() && last_rt_ms_ >= c.tiers_ms[tier]) ++tier;
+    const double target = static_cast<double>(sc_.release.batch) * c.factors[tier];
+    const double step = c.max_step * std::max(rate_, 1.0);
+    ++since_cut_;
+    if (target > rate_) {
+      rate_ = std::min(target, rate_ + step);
+    } else if (target < rate_ && since_cut_ > c.hold_rounds) {
+      rate_ = std::max(target, rate_ - step);
+      since_cut_ = 0;
+    }
+  }
+  rate_ = std::max(rate_, c.floor);
+  return static_cast<std::uint64_t>(std::llround(rate_));
+}
+
+// Window controller: every every_s, the mean RT of the last window_s of completions.
+void room::on_control() {
+  const auto& c = sc_.release.controller;
+  const std::int64_t now = sim_.now().ns();
+  const std::int64_t window = sim::sim_time::from_seconds(c.window_s).ns();
+  while (!rt_window_.empty() && rt_window_.front().first < now - window) {
+    rt_window_sum_ -= rt_window_.front().second;
+    rt_window_.pop_front();
+  }
+  if (!rt_window_.empty()) {
+    last_rt_ms_ = rt_window_sum_ / static_cast<double>(rt_window_.size());
+    if (last_rt_ms_ < c.low_ms) rate_ *= 1.0 + c.up;
+    if (last_rt_ms_ > c.high_ms) rate_ *= 1.0 - c.down;
+  }
+  const double ceiling = c.ceiling > 0 ? c.ceiling : 2.0 * static_cast<double>(sc_.release.batch);
+  rate_ = std::max(std::min(rate_, ceiling), c.floor);
+  if (!done())
+    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(c.every_s), p_control, k_control);
+}
+
+void room::backend_arrive() {
+  std::uint32_t job;
+  if (!free_jobs_.empty()) {
+    job = free_jobs_.back();
+    free_jobs_.pop_back();
+    job_released_ns_[job] = sim_.now().ns();
+  } else {
+    job = static_cast<std::uint32_t>(job_released_ns_.size());
+    job_released_ns_.push_back(sim_.now().ns());
+  }
+  if (backend_busy_ < backend_workers_) {
+    backend_start(job);
+  } else {
+    backend_queue_.push_back(job);
+    result_.backend->peak_queue =
+        std::max<std::uint64_t>(result_.backend->peak_queue, backend_queue_.size());
+  }
+}
+
+void room::backend_start(std::uint32_t job) {
+  ++backend_busy_;
+  double d = std::max(0.0, sc_.backend->service_s.sample(backend_rng_));
+  sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_service_end, job);
+}
+
+void room::on_service_end(std::uint32_t job) {
+  --backend_busy_;
+  const std::int64_t rt = sim_.now().ns() - job_released_ns_[job];
+  free_jobs_.push_back(job);
+  auto& b = *result_.backend;
+  ++b.completed;
+  b.rt_s.add(static_cast<double>(rt) * 1e-9);
+  b.rt_ns.add(rt);
+  if (sc_.backend->timeout_s && rt > sim::sim_time::from_seconds(*sc_.backend->timeout_s).ns())
+    ++b.timeouts;
+  const double rt_ms = static_cast<double>(rt) * 1e-6;
+  round_rt_sum_ += rt_ms;
+  ++round_rt_n_;
+  if (sc_.release.controller.kind == controller_kind::window) {
+    rt_window_.emplace_back(sim_.now().ns(), rt_ms);
+    rt_window_sum_ += rt_ms;
+  }
+  while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
+    backend_start(backend_queue_.front());
+    backend_queue_.pop_front();
+  }
+}
+
+void room::on_capacity(std::uint32_t index) {
+  backend_workers_ = sc_.backend->capacity[index].workers;
+  while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
+    backend_start(backend_queue_.front());
+    backend_queue_.pop_front();
+  }
+}
+
 void room::on_tick() {
+  const std::uint64_t batch = tick_batch();
   if (queued_ > 0) {
     account_queue_change();
     peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
-    release(sc_.release.batch);
+    release(batch);
   }
   sim_.schedule(sim_.now() + sc_.release.interval, p_release, k_tick);
 }
@@ -631,6 +758,11 @@ void room::on_sample() {
   }
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
+  if (result_.backend) {
+    result_.backend->t_s.push_back(sim_.now().seconds());
+    result_.backend->rate_per_tick.push_back(rate_);
+    result_.backend->rt_ms.push_back(last_rt_ms_);
+  }
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
   // A run without a horizon could sample without end; the cap keeps memory bounded.
   if (!done() && result_.samples.size() < max_samples)

@@ -70,6 +70,16 @@ struct compensation_result {
   wait_stats credited;              // waits of the visits that used a credit (or were re-scored)
 };
 
+struct backend_result {
+  std::uint64_t completed = 0;
+  std::uint64_t timeouts = 0;  // responses slower than timeout_s
+  std::uint64_t peak_queue = 0;
+  sim::running_moments rt_s;  // response time: release -> done (queueing + service)
+  sim::log_histogram rt_ns;
+  // The controller's trace, at each sample: users per tick, and the RT it last saw.
+  std::vector<double> t_s, rate_per_tick, rt_ms;
+};
+
 struct room_result {
   std::uint64_t seed = 0;
   std::uint64_t replication = 0;
@@ -82,6 +92,7 @@ struct room_result {
   std::uint64_t lost_release_units = 0;
   std::optional<admission_result> admission;
   std::optional<compensation_result> compensation;
+  std::optional<backend_result> backend;
   std::uint64_t returning_visits = 0;
   std::uint64_t warmup_dropped = 0;              // waits not recorded (warm-up deletion)
   std::optional<std::uint64_t> mser_truncation;  // customers MSER-5 chose to drop
@@ -137,12 +148,15 @@ class room {
     k_tick,
     k_session_end,
     k_sample,
-    k_weights,     // arg: index into the ratio schedule
-    k_aging,       // arg: list index
-    k_cancel,      // an order is cancelled: its stock comes back
-    k_return,      // arg: index into pending_returns_
-    k_compensate,  // in-place compensation: re-score users who passed the threshold
-    k_abandon,     // arg: a user whose patience ran out
+    k_weights,      // arg: index into the ratio schedule
+    k_aging,        // arg: list index
+    k_cancel,       // an order is cancelled: its stock comes back
+    k_return,       // arg: index into pending_returns_
+    k_compensate,   // in-place compensation: re-score users who passed the threshold
+    k_abandon,      // arg: a user whose patience ran out
+    k_service_end,  // arg: a backend job
+    k_capacity,     // arg: index into the backend's capacity schedule
+    k_control,      // the window controller's periodic look
   };
   static constexpr std::uint8_t boosted_bit = 0x80;
   static constexpr std::uint8_t class_mask = 0x7f;
@@ -157,6 +171,13 @@ class room {
   void on_return(std::uint32_t pending);
   void on_compensate();
   void on_abandon(std::uint32_t user);
+  // Backend and controllers.
+  void backend_arrive();
+  void backend_start(std::uint32_t job);
+  void on_service_end(std::uint32_t job);
+  void on_capacity(std::uint32_t index);
+  void on_control();
+  std::uint64_t tick_batch();  // the controller's (or the fixed) batch for this tick
   // A visit ended (released): earn a credit, schedule the person's return.
   void after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
                    std::int64_t credit_day);
@@ -243,6 +264,19 @@ class room {
   sim::rng return_rng_;
   sim::rng patience_rng_;
   std::uint64_t pay_later_salt_;
+
+  std::vector<std::int64_t> job_released_ns_;
+  std::vector<std::uint32_t> free_jobs_;
+  std::deque<std::uint32_t> backend_queue_;
+  std::uint32_t backend_workers_ = 0, backend_busy_ = 0;
+  double rate_ = 0;              // controller: users per tick
+  std::uint32_t since_cut_ = 0;  // ticks since the last cut (tiered)
+  double round_rt_sum_ = 0;      // RT of this round's completions (tiered)
+  std::uint64_t round_rt_n_ = 0;
+  double last_rt_ms_ = 0;                                  // the RT the controller last saw
+  std::deque<std::pair<std::int64_t, double>> rt_window_;  // (time, RT ms), window controller
+  double rt_window_sum_ = 0;
+  sim::rng backend_rng_;
 
   std::optional<stock_gate> gate_;
   sim::rng order_rng_;

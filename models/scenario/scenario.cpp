@@ -422,10 +422,13 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   return sel;
 }
 
+controller_spec read_controller(const object_reader& rel);
+
 release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
                           const std::vector<list_spec>& lists) {
-  auto r = *top.object("release",
-                       {"mode", "interval_ms", "batch", "slots", "session_s", "selection"}, true);
+  auto r = *top.object(
+      "release", {"mode", "interval_ms", "batch", "slots", "session_s", "selection", "controller"},
+      true);
   release_spec rel;
   std::string mode = r.choice("mode", std::nullopt, {"tick", "concurrency"});
   auto only = [&](const std::string& key, const std::string& m) {
@@ -450,6 +453,9 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
     rel.session = read_distribution(r, "session_s");
   }
   rel.selection = read_selection(r, classes, lists, rel.mode == release_mode::tick);
+  rel.controller = read_controller(r);
+  if (rel.controller.kind != controller_kind::fixed && rel.mode != release_mode::tick)
+    r.fail("controller", "tick release (a controller sets the batch per tick)", "concurrency mode");
   if (rel.selection.kind == selection_kind::lottery && top.has("queue") &&
       top.raw("queue").contains("lists"))
     r.fail("selection", "no /queue/lists with a lottery (it draws from all waiting users)",
@@ -553,6 +559,77 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
   return spec;
 }
 
+std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
+  auto r = top.object("backend", {"workers", "service_s", "capacity", "timeout_s"}, false);
+  if (!r) return std::nullopt;
+  if (!tick)
+    r->fail("workers", "tick release (in concurrency mode the slots are the backend)",
+            "concurrency mode");
+  backend_spec b;
+  b.workers = static_cast<std::uint32_t>(r->integer("workers", std::nullopt, 1, 10'000'000));
+  b.service_s = read_distribution(*r, "service_s");
+  if (r->has("capacity")) {
+    const json& arr = r->array("capacity", 1);
+    double last = -1;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      object_reader c(arr[i], top.file(), r->pointer("capacity") + "/" + std::to_string(i),
+                      {"at_s", "workers"});
+      capacity_change ch{
+          c.number("at_s", std::nullopt, {0.0, max_seconds}),
+          static_cast<std::uint32_t>(c.integer("workers", std::nullopt, 0, 10'000'000))};
+      if (ch.at_s <= last)
+        c.fail("at_s", fmt::format("a time after {}", last), describe(c.raw("at_s")));
+      last = ch.at_s;
+      b.capacity.push_back(ch);
+    }
+  }
+  if (r->has("timeout_s"))
+    b.timeout_s = r->number("timeout_s", std::nullopt, {0.0, max_seconds, true});
+  return b;
+}
+
+controller_spec read_controller(const object_reader& rel) {
+  controller_spec c;
+  auto r = rel.object("controller",
+                      {"kind", "tiers_ms", "factors", "max_step", "hold_rounds", "every_s",
+                       "window_s", "low_ms", "high_ms", "up", "down", "floor", "ceiling"},
+                      false);
+  if (!r) return c;
+  std::string kind = r->choice("kind", std::nullopt, {"fixed", "tiered", "window"});
+  c.kind = kind == "tiered"   ? controller_kind::tiered
+           : kind == "window" ? controller_kind::window
+                              : controller_kind::fixed;
+  auto numbers = [&](const std::string& key, std::vector<double>& into) {
+    if (!r->has(key)) return;
+    const json& a = r->array(key, 1);
+    into.clear();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_number() || a[i].get<double>() < 0)
+        r->fail_item(key, i, "a number >= 0", describe(a[i]));
+      into.push_back(a[i].get<double>());
+    }
+  };
+  numbers("tiers_ms", c.tiers_ms);
+  numbers("factors", c.factors);
+  if (c.factors.size() != c.tiers_ms.size() + 1)
+    r->fail("factors", fmt::format("{} factors, one more than tiers_ms", c.tiers_ms.size() + 1),
+            fmt::format("{}", c.factors.size()));
+  for (std::size_t i = 1; i < c.tiers_ms.size(); ++i)
+    if (c.tiers_ms[i] <= c.tiers_ms[i - 1])
+      r->fail_item("tiers_ms", i, "increasing tiers", fmt::format("{}", c.tiers_ms[i]));
+  c.max_step = r->number("max_step", 0.1, {0.0, 1.0, true});
+  c.hold_rounds = static_cast<std::uint32_t>(r->integer("hold_rounds", 2, 0, 1000000));
+  c.every_s = r->number("every_s", 5.0, {0.0, max_seconds, true});
+  c.window_s = r->number("window_s", 60.0, {0.0, max_seconds, true});
+  c.low_ms = r->number("low_ms", 200.0, {0.0, 1e12});
+  c.high_ms = r->number("high_ms", 500.0, {c.low_ms, 1e12});
+  c.up = r->number("up", 0.1, {0.0, 10.0});
+  c.down = r->number("down", 0.2, {0.0, 1.0});
+  c.floor = r->number("floor", 1.0, {0.0, 1e9});
+  c.ceiling = r->number("ceiling", 0.0, {0.0, 1e9});
+  return c;
+}
+
 }  // namespace
 
 std::vector<std::string> scenario::class_names() const {
@@ -564,7 +641,7 @@ std::vector<std::string> scenario::class_names() const {
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(j, file, "",
                     {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
-                     "skus", "release", "admission", "returns", "run", "sla"});
+                     "skus", "release", "admission", "backend", "returns", "run", "sla"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
@@ -576,6 +653,9 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   s.route = route_users(top, s.classes, s.skus, s.lists);
   s.release = read_release(top, s.classes, s.lists);
   s.admission = read_admission(top);
+  s.backend = read_backend(top, s.release.mode == release_mode::tick);
+  if (s.release.controller.kind != controller_kind::fixed && !s.backend)
+    top.fail("backend", "a backend whose response time the controller watches", "none");
   s.returns = read_returns(top);
   s.run = read_run(top, s.arrivals);
   if (s.returns && s.returns->probability >= 1.0 && !s.run.horizon_s)
@@ -743,6 +823,16 @@ json to_json(const scenario& s) {
       if (s.compensation->eligible[c]) cj["classes"].push_back(s.classes[c].name);
     j["queue"]["compensation"] = cj;
   }
+  if (s.backend) {
+    json b{{"workers", s.backend->workers}, {"service_s", to_json(s.backend->service_s)}};
+    if (!s.backend->capacity.empty()) {
+      b["capacity"] = json::array();
+      for (const auto& ch : s.backend->capacity)
+        b["capacity"].push_back({{"at_s", ch.at_s}, {"workers", ch.workers}});
+    }
+    if (s.backend->timeout_s) b["timeout_s"] = *s.backend->timeout_s;
+    j["backend"] = b;
+  }
   if (s.returns)
     j["returns"] = {{"probability", s.returns->probability},
                     {"delay_s", to_json(s.returns->delay_s)}};
@@ -775,6 +865,15 @@ json to_json(const scenario& s) {
       sj["class_weights"][s.classes[c].name] = sel.class_weights[c];
   }
   r["selection"] = sj;
+  const auto& c = s.release.controller;
+  if (c.kind == controller_kind::tiered)
+    r["controller"] = {
+        {"kind", "tiered"},       {"tiers_ms", c.tiers_ms},       {"factors", c.factors},
+        {"max_step", c.max_step}, {"hold_rounds", c.hold_rounds}, {"floor", c.floor}};
+  if (c.kind == controller_kind::window)
+    r["controller"] = {{"kind", "window"},   {"every_s", c.every_s}, {"window_s", c.window_s},
+                       {"low_ms", c.low_ms}, {"high_ms", c.high_ms}, {"up", c.up},
+                       {"down", c.down},     {"floor", c.floor},     {"ceiling", c.ceiling}};
   j["release"] = r;
   if (s.admission) {
     json adm{{"stock", s.admission->stock},

@@ -84,6 +84,21 @@ struct returns_spec {
 // truncation point from the run itself (White's MSER on batch means of 5).
 enum class warmup_kind { none, time, customers, mser5 };
 
+// The backend behind the waiting room (tick mode): released users are served by `workers`
+// in parallel (FIFO), each for a service_s draw; response time = queueing + service, and a
+// response slower than timeout_s counts as an error. Capacity can change during the run
+// (a degraded period, an outage with 0 workers).
+struct capacity_change {
+  double at_s;
+  std::uint32_t workers;
+};
+struct backend_spec {
+  std::uint32_t workers = 1;
+  sim::distribution service_s = sim::distribution::exponential(1.0);
+  std::vector<capacity_change> capacity;
+  std::optional<double> timeout_s;
+};
+
 struct run_spec {
   std::optional<double> horizon_s;  // none: run until drained
   std::uint64_t max_events = 0;     // 0: unlimited
@@ -105,6 +120,7 @@ struct scenario {
   std::vector<std::vector<std::uint32_t>> route;  // [class][sku] -> list: the first that matches
   release_spec release;
   std::optional<admission_spec> admission;
+  std::optional<backend_spec> backend;
   std::optional<compensation_spec> compensation;
   std::optional<returns_spec> returns;
   run_spec run;

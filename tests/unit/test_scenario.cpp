@@ -56,7 +56,7 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
   expect_error({"/zzz=1"},
                "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
                "$schema, name, description, seed, classes, arrivals, queue, skus, release, "
-               "admission, returns, run, sla)");
+               "admission, backend, returns, run, sla)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {
@@ -263,6 +263,13 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"/release/selection",
        "/properties/release/properties/selection/properties",
        {"/release/selection={\"kind\":\"strict\"}"}},
+      {"/skus/0", "/properties/skus/items/properties", {"/skus=[{\"name\":\"a\"}]"}},
+      {"/backend",
+       "/properties/backend/properties",
+       {"/backend={\"workers\":1,\"service_s\":{\"dist\":\"exponential\",\"mean\":1}}"}},
+      {"/release/controller",
+       "/properties/release/properties/controller/properties",
+       {"/release/controller={\"kind\":\"fixed\"}"}},
   };
   for (const auto& p : places) {
     SCOPED_TRACE(p.schema_pointer);
