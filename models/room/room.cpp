@@ -380,6 +380,15 @@ std::uint64_t room::release(std::uint64_t n) {
   return done_n;
 }
 
+// Like SPOP: swap member i with the last one and drop it.
+void room::lottery_remove(std::size_t c, std::uint32_t i) {
+  auto& set = lottery_sets_[c];
+  list_of_[set[i]] = no_list;
+  set[i] = set.back();
+  set_pos_[set[i]] = i;
+  set.pop_back();
+}
+
 void room::lottery_draw() {
   const auto& w = sc_.release.selection.class_weights;
   double total = 0;
@@ -398,10 +407,7 @@ void room::lottery_draw() {
   auto& set = lottery_sets_[c];
   auto i = static_cast<std::uint32_t>(select_rng_.below(set.size()));
   const std::uint32_t user = set[i];
-  set[i] = set.back();  // SPOP: swap with the last member and drop it
-  set_pos_[set[i]] = i;
-  set.pop_back();
-  list_of_[user] = no_list;
+  lottery_remove(c, i);
   admit(user, 0);
 }
 
@@ -494,12 +500,7 @@ void room::on_abandon(std::uint32_t user) {
   const std::uint32_t l = list_of(user);
   const std::uint32_t c = cls(user);
   if (lottery_) {
-    auto& set = lottery_sets_[c];
-    std::uint32_t i = set_pos_[user];
-    set[i] = set.back();
-    set_pos_[set[i]] = i;
-    set.pop_back();
-    list_of_[user] = no_list;
+    lottery_remove(c, set_pos_[user]);
   } else {
     lists_[l]->zrem(user);
   }

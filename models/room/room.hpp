@@ -213,6 +213,7 @@ class room {
   std::vector<std::vector<std::uint32_t>> lottery_sets_;
   sim::serial_table<std::uint32_t> set_pos_;  // each user's index in its class's set
   void lottery_draw();
+  void lottery_remove(std::size_t user_class, std::uint32_t index);
 
   // One sorted set per list.
   std::vector<std::unique_ptr<list_zset>> lists_;

@@ -120,6 +120,14 @@ void object_reader::fail_item(const std::string& key, std::size_t index,
                          found);
 }
 
+void object_reader::only_when(const std::string& key, const std::string& how,
+                              const std::string& chosen, const std::string& owner,
+                              const std::string& owner_value) const {
+  if (has(key) && chosen != owner_value)
+    fail(key, "no '" + key + "' " + how + " '" + chosen + "'", "'" + key + "'",
+         "'" + key + "' belongs to " + owner + " '" + owner_value + "'");
+}
+
 const json& object_reader::get(const std::string& key) const {
   return j_.at(key);
 }

@@ -43,7 +43,11 @@ class object_reader {
   const std::string& file() const { return file_; }
   [[noreturn]] void fail(const std::string& key, const std::string& expected,
                          const std::string& found, const std::string& hint = {}) const;
-  // The same, for item `index` of the array at `key`.
+  // `key` is allowed only when `owner` (e.g. process, mode) is `owner_value`; `chosen` is
+  // what the scenario chose. `how` reads "for process", "in release mode"...
+  void only_when(const std::string& key, const std::string& how, const std::string& chosen,
+                 const std::string& owner, const std::string& owner_value) const;
+  // The same as fail, for item `index` of the array at `key`.
   [[noreturn]] void fail_item(const std::string& key, std::size_t index,
                               const std::string& expected, const std::string& found) const;
 

@@ -118,14 +118,9 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
                        {"process", "rate_per_s", "segments", "trace_file", "backlog_users"}, true);
   arrival_spec a;
   std::string kind = r.choice("process", std::nullopt, {"poisson", "piecewise", "trace"});
-  auto only = [&](const std::string& key, const std::string& process) {
-    if (r.has(key) && kind != process)
-      r.fail(key, "no '" + key + "' for process '" + kind + "'", "'" + key + "'",
-             "'" + key + "' belongs to process '" + process + "'");
-  };
-  only("rate_per_s", "poisson");
-  only("segments", "piecewise");
-  only("trace_file", "trace");
+  r.only_when("rate_per_s", "for process", kind, "process", "poisson");
+  r.only_when("segments", "for process", kind, "process", "piecewise");
+  r.only_when("trace_file", "for process", kind, "process", "trace");
   a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users));
   if (kind == "poisson") {
     a.kind = arrival_kind::poisson;
@@ -349,18 +344,13 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   if (!r) return sel;
   std::string kind =
       r->choice("kind", std::nullopt, {"strict", "ratio", "probabilistic", "lottery", "scheduler"});
-  auto only = [&](const std::string& key, const std::string& k) {
-    if (r->has(key) && kind != k)
-      r->fail(key, "no '" + key + "' for selection '" + kind + "'", "'" + key + "'",
-              "'" + key + "' belongs to selection '" + k + "'");
-  };
-  only("weights", "ratio");
-  only("work_conserving", "ratio");
-  only("schedule", "ratio");
-  only("start_probabilities", "probabilistic");
-  only("class_weights", "lottery");
-  only("age_weight", "scheduler");
-  only("length_weight", "scheduler");
+  r->only_when("weights", "for selection", kind, "selection", "ratio");
+  r->only_when("work_conserving", "for selection", kind, "selection", "ratio");
+  r->only_when("schedule", "for selection", kind, "selection", "ratio");
+  r->only_when("start_probabilities", "for selection", kind, "selection", "probabilistic");
+  r->only_when("class_weights", "for selection", kind, "selection", "lottery");
+  r->only_when("age_weight", "for selection", kind, "selection", "scheduler");
+  r->only_when("length_weight", "for selection", kind, "selection", "scheduler");
   // One number per list (or class), each >= 0, not all 0 (or summing to 1).
   auto per_list = [&](const object_reader& o, const std::string& key, std::size_t n,
                       const std::string& what, bool probabilities) {
@@ -431,15 +421,10 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
       true);
   release_spec rel;
   std::string mode = r.choice("mode", std::nullopt, {"tick", "concurrency"});
-  auto only = [&](const std::string& key, const std::string& m) {
-    if (r.has(key) && mode != m)
-      r.fail(key, "no '" + key + "' in release mode '" + mode + "'", "'" + key + "'",
-             "'" + key + "' belongs to mode '" + m + "'");
-  };
-  only("interval_ms", "tick");
-  only("batch", "tick");
-  only("slots", "concurrency");
-  only("session_s", "concurrency");
+  r.only_when("interval_ms", "in release mode", mode, "mode", "tick");
+  r.only_when("batch", "in release mode", mode, "mode", "tick");
+  r.only_when("slots", "in release mode", mode, "mode", "concurrency");
+  r.only_when("session_s", "in release mode", mode, "mode", "concurrency");
   if (mode == "tick") {
     rel.mode = release_mode::tick;
     rel.interval = sim::sim_time::from_ms(

@@ -13,7 +13,7 @@ struct stop_conditions {
   std::uint64_t max_events = std::numeric_limits<std::uint64_t>::max();
 };
 
-enum class stop_reason { drained, horizon, max_events, model };
+enum class stop_reason { drained, horizon, max_events };
 
 inline const char* to_string(stop_reason r) {
   switch (r) {
@@ -23,8 +23,6 @@ inline const char* to_string(stop_reason r) {
       return "horizon";
     case stop_reason::max_events:
       return "max_events";
-    case stop_reason::model:
-      return "model";
   }
   return "unknown";
 }
