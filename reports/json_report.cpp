@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <cmath>
 
 #include "reports/report.hpp"
+#include "sim/core/confidence.hpp"
 
 namespace waitroom::reports {
 
@@ -9,6 +11,153 @@ using nlohmann::json;
 namespace {
 constexpr double percentiles[] = {0.5, 0.9, 0.95, 0.99, 0.999};
 constexpr const char* percentile_names[] = {"p50", "p90", "p95", "p99", "p999"};
+json number_or_null(double x) {
+  return std::isnan(x) ? json(nullptr) : json(x);
+}
+
+// A mean with its t interval, from moments of independent values (here: one per user).
+json mean_with_interval(const sim::running_moments& m, double level) {
+  json j{{"mean", m.count() ? json(m.mean()) : json(nullptr)}, {"n", m.count()}};
+  if (m.count() > 1) {
+    const double h = sim::student_t_quantile(0.5 + level / 2, static_cast<double>(m.count() - 1)) *
+                     m.stddev() / std::sqrt(static_cast<double>(m.count()));
+    j["ci95"] = {m.mean() - h, m.mean() + h};
+  }
+  return j;
+}
+
+json polling_json(const models::polling_result& p, const std::vector<std::string>& classes,
+                  double follow_share) {
+  const auto& s = p.per_second;
+  // Trailing seconds with nothing in them are left out.
+  std::size_t n = 0;
+  for (const auto* v : {&s.enter, &s.remove, &s.release, &s.waiting_polls, &s.discoveries,
+                        &s.post_release_polls, &s.uncached_discoveries})
+    for (std::size_t i = v->size(); i > n; --i)
+      if ((*v)[i - 1]) {
+        n = i;
+        break;
+      }
+  auto at = [n](const std::vector<std::uint64_t>& v, std::size_t i) {
+    return i < v.size() && i < n ? v[i] : std::uint64_t{0};
+  };
+  // Commands per second with the cache, and for the same polls with every poll a lookup.
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> cached, uncached;
+  auto add = [](auto& table, const std::string& name, std::size_t i, std::uint64_t x) {
+    for (auto& [k, v] : table)
+      if (k == name) {
+        v[i] += x;
+        return;
+      }
+    table.emplace_back(name, std::vector<std::uint64_t>{});
+  };
+  const std::string released_check = "SISMEMBER";
+  const std::vector<std::string> names{p.enter_command, p.remove_command, "EVALSHA release",
+                                       p.rank_command,  p.length_command, released_check};
+  for (auto* table : {&cached, &uncached})
+    for (const auto& name : names) add(*table, name, 0, 0);
+  for (auto* table : {&cached, &uncached})
+    for (auto& [k, v] : *table) v.assign(n, 0);
+  std::vector<std::uint64_t> total(n, 0), total_uncached(n, 0), polls(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (auto* table : {&cached, &uncached}) {
+      add(*table, p.enter_command, i, at(s.enter, i));
+      add(*table, p.remove_command, i, at(s.remove, i));
+      add(*table, "EVALSHA release", i, at(s.release, i));
+    }
+    add(cached, p.rank_command, i, at(s.lookups, i) + at(s.discoveries, i));
+    add(cached, p.length_command, i, at(s.lookups, i));
+    add(cached, released_check, i, at(s.discoveries, i));
+    add(uncached, p.rank_command, i, at(s.waiting_polls, i) + at(s.uncached_discoveries, i));
+    add(uncached, p.length_command, i, at(s.waiting_polls, i));
+    add(uncached, released_check, i, at(s.uncached_discoveries, i));
+    polls[i] = at(s.waiting_polls, i) + at(s.post_release_polls, i) + at(s.discoveries, i);
+  }
+  auto totals = [](const auto& table, std::vector<std::uint64_t>& sum) {
+    json j = json::object();
+    std::uint64_t all = 0;
+    for (const auto& [k, v] : table) {
+      std::uint64_t t = 0;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t += v[i];
+        sum[i] += v[i];
+      }
+      j[k] = t;
+      all += t;
+    }
+    j["total"] = all;
+    return j;
+  };
+  json with = totals(cached, total), without = totals(uncached, total_uncached);
+  auto sum = [](const std::vector<std::uint64_t>& v) {
+    std::uint64_t t = 0;
+    for (auto x : v) t += x;
+    return t;
+  };
+  const auto all_with = with["total"].get<std::uint64_t>();
+  const auto all_without = without["total"].get<std::uint64_t>();
+  json series{{"t_s", json::array()}};
+  for (std::size_t i = 0; i < n; ++i) series["t_s"].push_back(static_cast<double>(i));
+  for (const auto& [k, v] : cached) series[k] = v;
+  series["total"] = total;
+  series["total_without_cache"] = total_uncached;
+  series["polls"] = polls;
+  const std::uint64_t waiting = sum(s.waiting_polls), lookups = sum(s.lookups);
+  json j{
+      {"commands", with},
+      {"commands_without_cache", without},
+      {"cache_reduction",
+       all_without ? 1.0 - static_cast<double>(all_with) / static_cast<double>(all_without) : 0.0},
+      {"polls",
+       {{"total", sum(polls)},
+        {"while_waiting", waiting},
+        {"lookups_while_waiting", lookups},
+        {"from_cache_while_waiting", waiting - lookups},
+        {"from_cache_after_release", sum(s.post_release_polls)},
+        {"release_lookups", sum(s.discoveries)}}},
+      {"peak_per_second",
+       {{"total", total.empty() ? 0 : *std::max_element(total.begin(), total.end())},
+        {"total_without_cache", total_uncached.empty() ? 0
+                                                       : *std::max_element(total_uncached.begin(),
+                                                                           total_uncached.end())}}},
+      {"release_to_lookup_s",
+       {{"mean", p.discovery_delay_s.mean()}, {"max", p.discovery_delay_s.max()}}},
+      {"per_second", series}};
+  json f{{"share", follow_share}, {"users", p.followed_users}, {"by_class", json::array()}};
+  for (std::size_t c = 0; c < p.by_class.size(); ++c) {
+    const auto& r = p.by_class[c];
+    auto users_share = [&](std::uint64_t k) {
+      return r.users ? static_cast<double>(k) / static_cast<double>(r.users) : 0.0;
+    };
+    json cj{{"class", classes[c]},
+            {"users", r.users},
+            {"polls", r.polls},
+            {"moved_backwards",
+             {{"raw",
+               {{"per_user", mean_with_interval(r.backwards_raw, 0.95)},
+                {"share_of_users", users_share(r.users_backwards_raw)}}},
+              {"smoothed",
+               {{"per_user", mean_with_interval(r.backwards_smoothed, 0.95)},
+                {"share_of_users", users_share(r.users_backwards_smoothed)}}}}}};
+    json eta = json::object();
+    for (std::size_t k = 0; k < r.eta.size(); ++k) {
+      const auto& a = r.eta[k];
+      eta[models::eta_estimator_names()[k]] = {
+          {"predictions", a.predictions},
+          {"unavailable", a.unavailable},
+          {"mae_s", a.predictions ? json(a.abs_error_s.mean()) : json(nullptr)},
+          {"p90_abs_error_s",
+           a.predictions ? json(a.abs_error_ns.quantile(0.9) * 1e-9) : json(nullptr)},
+          {"bias_s", a.predictions ? json(a.error_s.mean()) : json(nullptr)},
+          {"user_mae_s", mean_with_interval(a.user_mae_s, 0.95)}};
+    }
+    cj["eta"] = eta;
+    f["by_class"].push_back(cj);
+  }
+  j["followed"] = f;
+  return j;
+}
+
 }  // namespace
 
 json wait_summary(const models::wait_stats& w) {
@@ -81,7 +230,28 @@ json result_json(const models::scenario& s, const models::room_result& r,
         {"peak_queue", b.peak_queue},
         {"response_time_s", rt},
         {"controller", {{"t_s", b.t_s}, {"rate_per_tick", b.rate_per_tick}, {"rt_ms", b.rt_ms}}}};
+    json& bj = j["backend"];
+    bj["utilisation"] = b.capacity_worker_s > 0 ? b.busy_worker_s / b.capacity_worker_s : 0.0;
+    bj["no_shows"] = b.no_shows;
+    bj["late"] = b.late;
+    bj["reclaimed"] = b.reclaimed;
+    bj["release_to_arrival_s"] = {{"mean", b.arrival_delay_s.mean()},
+                                  {"max", b.arrival_delay_s.max()}};
+    json w{{"window_s", s.backend->window_s}, {"t_s", json::array()},
+           {"completed", json::array()},      {"timeouts", json::array()},
+           {"p50_ms", json::array()},         {"p95_ms", json::array()},
+           {"utilisation", json::array()}};
+    for (const auto& x : b.windows) {
+      w["t_s"].push_back(x.t_s);
+      w["completed"].push_back(x.completed);
+      w["timeouts"].push_back(x.timeouts);
+      w["p50_ms"].push_back(number_or_null(x.p50_ms));
+      w["p95_ms"].push_back(number_or_null(x.p95_ms));
+      w["utilisation"].push_back(number_or_null(x.utilisation));
+    }
+    bj["windows"] = w;
   }
+  if (r.polling) j["polling"] = polling_json(*r.polling, r.class_names, s.polling->follow_share);
   if (s.run.warmup != models::warmup_kind::none) {
     j["warmup"] = {{"dropped", r.warmup_dropped}};
     if (r.mser_truncation) j["warmup"]["mser_truncation_customers"] = *r.mser_truncation;
@@ -111,8 +281,15 @@ json result_json(const models::scenario& s, const models::room_result& r,
   double T = r.end_time_s;
   j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;
   double L = r.mean_queue_length();
-  double lambda = T > 0 ? static_cast<double>(r.overall.arrived) / T : 0.0;
-  double W = r.overall.wait_s.mean();
+  // Users who entered the queue (refused users never did); W counts the time of those who
+  // gave up too, so that L = lambda W holds on the sample path when the run ends drained.
+  const auto& o = r.overall;
+  double lambda = T > 0 ? static_cast<double>(o.arrived - o.refused) / T : 0.0;
+  const auto done_n = static_cast<double>(o.wait_s.count());
+  const auto gave_up_n = static_cast<double>(o.abandon_s.count());
+  double W = done_n + gave_up_n > 0 ? (o.wait_s.mean() * done_n + o.abandon_s.mean() * gave_up_n) /
+                                          (done_n + gave_up_n)
+                                    : 0.0;
   j["littles_law"] = {{"mean_queue_length", L},
                       {"arrival_rate_per_s", lambda},
                       {"mean_wait_s", W},

@@ -68,6 +68,7 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       patience_rng_(seed, replication, "patience"),
       pay_later_salt_(sim::rng(seed, replication, "pay_later").next()),
       backend_rng_(seed, replication, "backend"),
+      reach_rng_(seed, replication, "reach"),
       order_rng_(seed, replication, "orders"),
       waiting_by_class_(s.classes.size(), 0) {
   if (s.admission) gate_.emplace(s.admission->stock);
@@ -75,6 +76,15 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
   if (s.backend) {
     result_.backend.emplace();
     backend_workers_ = s.backend->workers;
+    window_ns_ = sim::sim_time::from_seconds(s.backend->window_s).ns();
+  }
+  if (s.polling) {
+    polls_.emplace(*s.polling, lottery_, s.classes.size());
+    // A lottery has no rank to show: users are not followed there.
+    if (!lottery_ && s.polling->follow_share > 0) {
+      board_.emplace(*s.polling, s.lists.size());
+      follower_.emplace(*s.polling, sim::rng(seed, replication, "follow").next(), s.classes.size());
+    }
   }
   rate_ = static_cast<double>(s.release.batch);
   const std::size_t n = s.lists.size();
@@ -123,6 +133,7 @@ room_result room::run() {
                     i);
   if (sc_.release.controller.kind == controller_kind::window)
     sim_.schedule(sim_time::from_seconds(sc_.release.controller.every_s), p_control, k_control);
+  if (polls_ && polls_->suggests()) sim_.schedule(sim_time{}, p_sample, k_suggest);
 
   sim::stop_conditions stop;
   if (sc_.run.horizon_s) stop.horizon = sim_time::from_seconds(*sc_.run.horizon_s);
@@ -167,6 +178,23 @@ room_result room::run() {
   for (const auto& l : lists_) l->tree().for_range(0, l->zcard(), [&](zentry e) { censor(e.id); });
   for (const auto& set : lottery_sets_)
     for (std::uint32_t user : set) censor(user);
+  if (polls_) {  // the polls of users still waiting
+    for (const auto& l : lists_)
+      l->tree().for_range(0, l->zcard(),
+                          [&](zentry e) { polls_->walk(entry_ns_[e.id], end_ns, false); });
+    for (const auto& set : lottery_sets_)
+      for (std::uint32_t user : set) polls_->walk(entry_ns_[user], end_ns, false);
+    result_.polling = std::move(polls_->result());
+    if (follower_) {
+      follower_->finish_all(end_ns);
+      result_.polling->by_class = std::move(follower_->results());
+    }
+    result_.polling->followed_users = followed_;
+  }
+  if (result_.backend) {
+    backend_advance(end_ns);
+    if (window_completed_ > 0 || window_last_ns_ > window_start_ns_) close_window();
+  }
   // A final sample at the end time, unless the sampler just took one.
   if (result_.samples.empty() || result_.samples.back().t_s < result_.end_time_s) on_sample();
   return std::move(result_);
@@ -174,7 +202,7 @@ room_result room::run() {
 
 bool room::done() const {
   return !arrivals_open_ && !backlog_pending_ && queued_ == 0 && returns_in_flight_ == 0 &&
-         backend_busy_ == 0 && backend_queue_.empty();
+         backend_busy_ == 0 && backend_queue_.empty() && reach_in_flight_ == 0;
 }
 
 void room::handle(const sim::event& e) {
@@ -224,6 +252,24 @@ void room::handle(const sim::event& e) {
       break;
     case k_control:
       on_control();
+      break;
+    case k_suggest:
+      polls_->refresh_suggestion(queued_);
+      ++suggest_refreshes_;
+      if (!done())
+        sim_.schedule(sim::sim_time::from_ns(suggest_refreshes_ * polls_->suggest_every_ns()),
+                      p_sample, k_suggest);
+      break;
+    case k_poll:
+      on_poll(e.arg);
+      break;
+    case k_reach:
+      --reach_in_flight_;
+      backend_arrive();
+      break;
+    case k_reclaim:
+      ++result_.backend->reclaimed;
+      ++reclaim_credit_;
       break;
   }
 }
@@ -291,6 +337,15 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   ++queued_;
   ++waiting_by_class_[user_class];
   trace(user, user_class, "enter", static_cast<std::int32_t>(l));
+  if (polls_) {
+    polls_->count_enter(now.ns());
+    if (follower_ && follower_->follows(user)) {
+      ++followed_;
+      follower_->start(user, user_class, now.ns());
+      sim_.schedule(now + sim::sim_time::from_ns(polls_->interval_at(now.ns())), p_sample, k_poll,
+                    user);
+    }
+  }
   result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
   result_.by_list[l].peak_length = std::max(result_.by_list[l].peak_length, list_sizes_[l]);
   if (const auto& patience = sc_.classes[user_class].patience_s) {
@@ -335,7 +390,13 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   ++result_.by_list[list].released;
   ++released_since_sample_;
   if (gate_) after_release();
-  if (sc_.backend) backend_arrive();
+  std::int64_t told = sim_.now().ns();  // when the user learns of the release
+  if (polls_) {
+    told = polls_->walk(entry_ns_[user], told, true);
+    if (board_) board_->left(list, true);
+    if (follower_) follower_->finish(user, sim_.now().ns(), true);
+  }
+  if (sc_.backend) to_backend(told);
   if (sc_.compensation || sc_.returns) {
     const bool was_boosted = boosted(user);
     std::int64_t credit_day = -1;
@@ -484,6 +545,10 @@ void room::on_compensate() {
     credit_day_[user] = day_of(now);
     ++result_.compensation->used_in_place;
     trace(user, cls(user), "rescore", static_cast<std::int32_t>(l));
+    if (polls_) {
+      polls_->count_remove(now);
+      polls_->count_enter(now);
+    }
   }
   compensation_scheduled_ = !compensation_due_.empty();
   if (compensation_scheduled_) {
@@ -508,6 +573,12 @@ void room::on_abandon(std::uint32_t user) {
   --queued_;
   --waiting_by_class_[c];
   trace(user, c, "abandon", static_cast<std::int32_t>(l));
+  if (polls_) {
+    polls_->walk(entry_ns_[user], sim_.now().ns(), false);
+    polls_->count_remove(sim_.now().ns());
+    if (board_) board_->left(l, false);
+    if (follower_) follower_->finish(user, sim_.now().ns(), false);
+  }
   auto& st = result_.by_class[c];
   ++st.abandoned;
   st.abandon_s.add(static_cast<double>(sim_.now().ns() - entry_ns_[user]) * 1e-9);
@@ -603,6 +674,78 @@ void room::on_control() {
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(c.every_s), p_control, k_control);
 }
 
+void room::to_backend(std::int64_t told_ns) {
+  const auto& spec = *sc_.backend;
+  auto& b = *result_.backend;
+  const std::int64_t now = sim_.now().ns();
+  const double delay = std::max(0.0, spec.arrival_delay_s.sample(reach_rng_));
+  const std::int64_t reach = told_ns + sim::sim_time::from_seconds(delay).ns();
+  const bool no_show =
+      spec.no_show_probability > 0 && reach_rng_.uniform01() < spec.no_show_probability;
+  const std::int64_t deadline = now + sim::sim_time::from_seconds(spec.reclaim_s).ns();
+  if (no_show || reach > deadline) {  // the release is held until the deadline, then taken back
+    ++(no_show ? b.no_shows : b.late);
+    sim_.schedule(sim::sim_time::from_ns(deadline), p_control, k_reclaim);
+    return;
+  }
+  b.arrival_delay_s.add(static_cast<double>(reach - now) * 1e-9);
+  if (reach <= now) {
+    backend_arrive();
+    return;
+  }
+  ++reach_in_flight_;
+  sim_.schedule(sim::sim_time::from_ns(reach), p_control, k_reach);
+}
+
+void room::backend_advance(std::int64_t now) {
+  for (;;) {
+    const std::int64_t end = window_start_ns_ + window_ns_;
+    const std::int64_t upto = std::min(now, end);
+    const double dt = static_cast<double>(upto - window_last_ns_) * 1e-9;
+    window_busy_ += static_cast<double>(backend_busy_) * dt;
+    window_capacity_ += static_cast<double>(backend_workers_) * dt;
+    window_last_ns_ = upto;
+    if (now < end) return;
+    close_window();
+    window_start_ns_ = end;
+  }
+}
+
+void room::close_window() {
+  auto& b = *result_.backend;
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  // Nearest-rank percentiles of this window's response times.
+  auto pct = [this](double q) {
+    if (window_rt_ms_.empty()) return none;
+    auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(window_rt_ms_.size())));
+    auto it = window_rt_ms_.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(k, 1) - 1);
+    std::nth_element(window_rt_ms_.begin(), it, window_rt_ms_.end());
+    return *it;
+  };
+  const double p50 = pct(0.5), p95 = pct(0.95);
+  b.windows.push_back({static_cast<double>(window_start_ns_) * 1e-9, window_completed_,
+                       window_timeouts_, p50, p95,
+                       window_capacity_ > 0 ? window_busy_ / window_capacity_ : none});
+  b.busy_worker_s += window_busy_;
+  b.capacity_worker_s += window_capacity_;
+  window_rt_ms_.clear();
+  window_completed_ = window_timeouts_ = 0;
+  window_busy_ = window_capacity_ = 0;
+}
+
+void room::on_poll(std::uint32_t user) {
+  const std::int64_t now = sim_.now().ns();
+  if (!follower_->active(user)) return;  // left the queue since
+  std::optional<poll_follower::answer> fresh;
+  if (follower_->due_lookup(user, now)) {
+    const std::uint32_t l = list_of(user);
+    const std::uint64_t rank = lists_[l]->zrank(user).value_or(0);
+    fresh = poll_follower::answer{rank, board_->estimate(l, rank, now)};
+  }
+  const std::int64_t next = follower_->poll(user, now, fresh ? &*fresh : nullptr, *polls_);
+  sim_.schedule(sim::sim_time::from_ns(now + next), p_sample, k_poll, user);
+}
+
 void room::backend_arrive() {
   std::uint32_t job;
   if (!free_jobs_.empty()) {
@@ -623,21 +766,27 @@ void room::backend_arrive() {
 }
 
 void room::backend_start(std::uint32_t job) {
+  backend_advance(sim_.now().ns());
   ++backend_busy_;
   double d = std::max(0.0, sc_.backend->service_s.sample(backend_rng_));
   sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_service_end, job);
 }
 
 void room::on_service_end(std::uint32_t job) {
+  backend_advance(sim_.now().ns());
   --backend_busy_;
   const std::int64_t rt = sim_.now().ns() - job_released_ns_[job];
+  ++window_completed_;
+  window_rt_ms_.push_back(static_cast<double>(rt) * 1e-6);
   free_jobs_.push_back(job);
   auto& b = *result_.backend;
   ++b.completed;
   b.rt_s.add(static_cast<double>(rt) * 1e-9);
   b.rt_ns.add(rt);
-  if (sc_.backend->timeout_s && rt > sim::sim_time::from_seconds(*sc_.backend->timeout_s).ns())
+  if (sc_.backend->timeout_s && rt > sim::sim_time::from_seconds(*sc_.backend->timeout_s).ns()) {
     ++b.timeouts;
+    ++window_timeouts_;
+  }
   const double rt_ms = static_cast<double>(rt) * 1e-6;
   round_rt_sum_ += rt_ms;
   ++round_rt_n_;
@@ -652,6 +801,7 @@ void room::on_service_end(std::uint32_t job) {
 }
 
 void room::on_capacity(std::uint32_t index) {
+  backend_advance(sim_.now().ns());
   backend_workers_ = sc_.backend->capacity[index].workers;
   while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
     backend_start(backend_queue_.front());
@@ -660,17 +810,22 @@ void room::on_capacity(std::uint32_t index) {
 }
 
 void room::on_tick() {
-  const std::uint64_t batch = tick_batch();
+  // Releases taken back from no-shows go to this tick, on top of the controller's batch.
+  const std::uint64_t batch = tick_batch() + reclaim_credit_;
+  reclaim_credit_ = 0;
   if (queued_ > 0) {
     account_queue_change();
     peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
     release(batch);
   }
+  if (polls_) polls_->count_release(sim_.now().ns());  // the release script runs every tick
+  if (board_) board_->round(sim_.now().ns());
   sim_.schedule(sim_.now() + sc_.release.interval, p_release, k_tick);
 }
 
 void room::on_session_end() {
   account_queue_change();
+  if (polls_ && queued_ > 0) polls_->count_release(sim_.now().ns());
   if (queued_ == 0 || release(1) == 0) {
     ++free_servers_;
     return;
@@ -737,6 +892,11 @@ void room::age_user(std::uint32_t user, std::uint32_t l) {
   ++list_sizes_[up];
   ++result_.by_list[up].aged_in;
   trace(user, cls(user), "age", static_cast<std::int32_t>(up));
+  if (polls_) {  // ZREM from one list, ZADD to the other
+    polls_->count_remove(sim_.now().ns());
+    polls_->count_enter(sim_.now().ns());
+    if (board_) board_->left(l, false);
+  }
   result_.by_list[up].peak_length = std::max(result_.by_list[up].peak_length, list_sizes_[up]);
   if (sc_.lists[up].max_wait_s) {
     aging_[up].moved.push_back({user, sim_.now().ns()});
@@ -759,6 +919,8 @@ void room::on_sample() {
   }
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
+  // In concurrency mode there are no ticks: the ETA estimators' rounds are the samples.
+  if (board_ && sc_.release.mode == release_mode::concurrency) board_->round(sim_.now().ns());
   if (result_.backend) {
     result_.backend->t_s.push_back(sim_.now().seconds());
     result_.backend->rate_per_tick.push_back(rate_);

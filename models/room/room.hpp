@@ -13,6 +13,7 @@
 
 #include "models/admission/stock_gate.hpp"
 #include "models/release/selector.hpp"
+#include "models/room/polling.hpp"
 #include "models/room/trace.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
@@ -78,6 +79,18 @@ struct backend_result {
   sim::log_histogram rt_ns;
   // The controller's trace, at each sample: users per tick, and the RT it last saw.
   std::vector<double> t_s, rate_per_tick, rt_ms;
+  // Released users who never came, who came after reclaim_s (their release was lost), and
+  // the releases taken back (each gave one more user to a later tick).
+  std::uint64_t no_shows = 0, late = 0, reclaimed = 0;
+  sim::running_moments arrival_delay_s;             // release -> reaching the backend
+  double busy_worker_s = 0, capacity_worker_s = 0;  // utilisation = busy / capacity
+  struct window {
+    double t_s;  // start
+    std::uint64_t completed, timeouts;
+    double p50_ms, p95_ms;  // NaN when nothing completed
+    double utilisation;     // NaN when no worker was there
+  };
+  std::vector<window> windows;
 };
 
 struct room_result {
@@ -93,6 +106,7 @@ struct room_result {
   std::optional<admission_result> admission;
   std::optional<compensation_result> compensation;
   std::optional<backend_result> backend;
+  std::optional<polling_result> polling;
   std::uint64_t returning_visits = 0;
   std::uint64_t warmup_dropped = 0;              // waits not recorded (warm-up deletion)
   std::optional<std::uint64_t> mser_truncation;  // customers MSER-5 chose to drop
@@ -157,6 +171,10 @@ class room {
     k_service_end,  // arg: a backend job
     k_capacity,     // arg: index into the backend's capacity schedule
     k_control,      // the window controller's periodic look
+    k_suggest,      // the server refreshes its suggested poll interval
+    k_poll,         // arg: a followed user polls
+    k_reach,        // a released user reaches the backend
+    k_reclaim,      // an unused release is taken back
   };
   static constexpr std::uint8_t boosted_bit = 0x80;
   static constexpr std::uint8_t class_mask = 0x7f;
@@ -177,6 +195,11 @@ class room {
   void on_service_end(std::uint32_t job);
   void on_capacity(std::uint32_t index);
   void on_control();
+  void on_poll(std::uint32_t user);
+  // A released user learns of it at told_ns, then reaches the backend (or not).
+  void to_backend(std::int64_t told_ns);
+  void backend_advance(std::int64_t now_ns);  // utilisation and per-window percentiles
+  void close_window();
   std::uint64_t tick_batch();  // the controller's (or the fixed) batch for this tick
   // A visit ended (released): earn a credit, schedule the person's return.
   void after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
@@ -277,7 +300,20 @@ class room {
   double last_rt_ms_ = 0;                                  // the RT the controller last saw
   std::deque<std::pair<std::int64_t, double>> rt_window_;  // (time, RT ms), window controller
   double rt_window_sum_ = 0;
-  sim::rng backend_rng_;
+  sim::rng backend_rng_, reach_rng_;
+  std::uint64_t reach_in_flight_ = 0;  // released users on their way to the backend
+  std::uint64_t reclaim_credit_ = 0;   // taken-back releases the next tick adds
+  std::int64_t window_ns_ = 0, window_start_ns_ = 0, window_last_ns_ = 0;
+  double window_busy_ = 0, window_capacity_ = 0;
+  std::uint64_t window_completed_ = 0, window_timeouts_ = 0;
+  std::vector<double> window_rt_ms_;
+
+  // Polling (see polling.hpp): exact command counts for everyone, events for followed users.
+  std::optional<poll_counter> polls_;
+  std::optional<eta_board> board_;
+  std::optional<poll_follower> follower_;
+  std::int64_t suggest_refreshes_ = 0;
+  std::uint64_t followed_ = 0;
 
   std::optional<stock_gate> gate_;
   sim::rng order_rng_;

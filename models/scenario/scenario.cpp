@@ -545,7 +545,10 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
 }
 
 std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
-  auto r = top.object("backend", {"workers", "service_s", "capacity", "timeout_s"}, false);
+  auto r = top.object("backend",
+                      {"workers", "service_s", "capacity", "timeout_s", "arrival_delay_s",
+                       "no_show_probability", "reclaim_s", "window_s"},
+                      false);
   if (!r) return std::nullopt;
   if (!tick)
     r->fail("workers", "tick release (in concurrency mode the slots are the backend)",
@@ -570,7 +573,54 @@ std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
   }
   if (r->has("timeout_s"))
     b.timeout_s = r->number("timeout_s", std::nullopt, {0.0, max_seconds, true});
+  if (r->has("arrival_delay_s")) b.arrival_delay_s = read_distribution(*r, "arrival_delay_s");
+  b.no_show_probability = r->number("no_show_probability", 0.0, {0.0, 1.0});
+  b.reclaim_s = r->number("reclaim_s", 60.0, {0.0, max_seconds, true});
+  b.window_s = r->number("window_s", 10.0, {0.001, max_seconds});
   return b;
+}
+
+std::optional<polling_spec> read_polling(const object_reader& top) {
+  auto r = top.object("polling",
+                      {"interval_s", "suggest", "suggest_every_s", "cache_s", "smooth_rank_s",
+                       "follow_share", "eta_rounds", "eta_recent_s", "eta_fit_samples"},
+                      false);
+  if (!r) return std::nullopt;
+  polling_spec p;
+  // Poll times are whole milliseconds, so that counts per second are exact in integers.
+  const number_range interval{0.001, 86400.0};
+  if (r->has("suggest")) {
+    if (r->has("interval_s"))
+      r->fail("interval_s", "either a fixed interval_s or suggested intervals, not both", "both");
+    const json& arr = r->array("suggest", 1);
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      object_reader st(arr[i], top.file(), r->pointer("suggest") + "/" + std::to_string(i),
+                       {"above", "interval_s"});
+      suggest_step step;
+      step.above = static_cast<std::uint64_t>(st.integer(
+          "above", i == 0 ? std::optional<std::int64_t>{0} : std::nullopt, 0, max_users));
+      step.interval_s = st.number("interval_s", std::nullopt, interval);
+      if (i == 0 && step.above != 0)
+        st.fail("above", "0 for the first step (it covers an empty queue)",
+                std::to_string(step.above));
+      if (i > 0 && step.above <= p.suggest.back().above)
+        st.fail("above", fmt::format("more than {}", p.suggest.back().above),
+                std::to_string(step.above));
+      p.suggest.push_back(step);
+    }
+    p.suggest_every_s = r->number("suggest_every_s", 1.0, {0.001, 86400.0});
+  } else {
+    p.interval_s = r->number("interval_s", 3.0, interval);
+    if (r->has("suggest_every_s"))
+      r->fail("suggest_every_s", "no refresh period without suggested intervals", "one");
+  }
+  p.cache_s = r->number("cache_s", 0.0, {0.0, 86400.0});
+  p.smooth_rank_s = r->number("smooth_rank_s", 10.0, {0.0, 86400.0});
+  p.follow_share = r->number("follow_share", 0.01, {0.0, 1.0});
+  p.eta_rounds = static_cast<std::uint32_t>(r->integer("eta_rounds", 5, 1, 1000));
+  p.eta_recent_s = r->number("eta_recent_s", 10.0, {0.001, 86400.0});
+  p.eta_fit_samples = static_cast<std::uint32_t>(r->integer("eta_fit_samples", 50, 2, 100000));
+  return p;
 }
 
 controller_spec read_controller(const object_reader& rel) {
@@ -624,9 +674,10 @@ std::vector<std::string> scenario::class_names() const {
 }
 
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
-  object_reader top(j, file, "",
-                    {"$schema", "name", "description", "seed", "classes", "arrivals", "queue",
-                     "skus", "release", "admission", "backend", "returns", "run", "sla"});
+  object_reader top(
+      j, file, "",
+      {"$schema", "name", "description", "seed", "classes", "arrivals", "queue", "skus", "release",
+       "admission", "backend", "returns", "polling", "run", "sla"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
@@ -642,6 +693,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   if (s.release.controller.kind != controller_kind::fixed && !s.backend)
     top.fail("backend", "a backend whose response time the controller watches", "none");
   s.returns = read_returns(top);
+  s.polling = read_polling(top);
   s.run = read_run(top, s.arrivals);
   if (s.returns && s.returns->probability >= 1.0 && !s.run.horizon_s)
     throw sim::input_error(file + ": /run/horizon_s",
@@ -816,7 +868,30 @@ json to_json(const scenario& s) {
         b["capacity"].push_back({{"at_s", ch.at_s}, {"workers", ch.workers}});
     }
     if (s.backend->timeout_s) b["timeout_s"] = *s.backend->timeout_s;
+    b["arrival_delay_s"] = to_json(s.backend->arrival_delay_s);
+    b["no_show_probability"] = s.backend->no_show_probability;
+    b["reclaim_s"] = s.backend->reclaim_s;
+    b["window_s"] = s.backend->window_s;
     j["backend"] = b;
+  }
+  if (s.polling) {
+    const auto& p = *s.polling;
+    json pj;
+    if (p.suggest.empty()) {
+      pj["interval_s"] = p.interval_s;
+    } else {
+      pj["suggest"] = json::array();
+      for (const auto& st : p.suggest)
+        pj["suggest"].push_back({{"above", st.above}, {"interval_s", st.interval_s}});
+      pj["suggest_every_s"] = p.suggest_every_s;
+    }
+    pj["cache_s"] = p.cache_s;
+    pj["smooth_rank_s"] = p.smooth_rank_s;
+    pj["follow_share"] = p.follow_share;
+    pj["eta_rounds"] = p.eta_rounds;
+    pj["eta_recent_s"] = p.eta_recent_s;
+    pj["eta_fit_samples"] = p.eta_fit_samples;
+    j["polling"] = pj;
   }
   if (s.returns)
     j["returns"] = {{"probability", s.returns->probability},

@@ -97,6 +97,36 @@ struct backend_spec {
   sim::distribution service_s = sim::distribution::exponential(1.0);
   std::vector<capacity_change> capacity;
   std::optional<double> timeout_s;
+  // Released users reach the backend after arrival_delay_s (after learning of their release
+  // at a poll, when users poll); a no_show_probability share never come. A release not used
+  // within reclaim_s is taken back and its slot returns to the queue (seed 000 §4.1): the
+  // next tick releases one more.
+  sim::distribution arrival_delay_s = sim::distribution::constant(0.0);
+  double no_show_probability = 0.0;
+  double reclaim_s = 60.0;
+  double window_s = 10.0;  // response-time percentiles and utilisation per window
+};
+
+// The waiting page polls the status endpoint (seed 000 §3.2, §4.4): every interval_s, or
+// at the interval the server suggests by total queue length (the step with the largest
+// `above` not exceeding it, refreshed every suggest_every_s). A status answer is cached per
+// user for cache_s. Users in follow_share (by a hash of their serial; 1 = everyone) are
+// followed through every poll for the shown-rank and ETA metrics; Redis command counts always
+// cover every user.
+struct suggest_step {
+  std::uint64_t above = 0;
+  double interval_s = 3.0;
+};
+struct polling_spec {
+  double interval_s = 3.0;
+  std::vector<suggest_step> suggest;  // empty: a fixed interval
+  double suggest_every_s = 1.0;
+  double cache_s = 0.0;
+  double smooth_rank_s = 10.0;  // shown rank: the minimum over this window
+  double follow_share = 0.01;
+  std::uint32_t eta_rounds = 5;        // seed 000's smoothing of the last rounds
+  double eta_recent_s = 10.0;          // the recent leave rate's window
+  std::uint32_t eta_fit_samples = 50;  // the linear fit's points (one per round)
 };
 
 struct run_spec {
@@ -123,6 +153,7 @@ struct scenario {
   std::optional<backend_spec> backend;
   std::optional<compensation_spec> compensation;
   std::optional<returns_spec> returns;
+  std::optional<polling_spec> polling;
   run_spec run;
   std::optional<sla_spec> sla;
 

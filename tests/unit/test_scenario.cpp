@@ -56,7 +56,7 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
   expect_error({"/zzz=1"},
                "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
                "$schema, name, description, seed, classes, arrivals, queue, skus, release, "
-               "admission, backend, returns, run, sla)");
+               "admission, backend, returns, polling, run, sla)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {

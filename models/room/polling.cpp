@@ -1,0 +1,291 @@
+#include "models/room/polling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Dense>
+
+#include "sim/core/random.hpp"
+#include "sim/core/time.hpp"
+
+namespace waitroom::models {
+
+const std::vector<std::string>& eta_estimator_names() {
+  static const std::vector<std::string> names{"ahead_over_mean_rate", "smoothed_rounds",
+                                              "ahead_over_recent_leave_rate", "linear_fit"};
+  return names;
+}
+
+void eta_accuracy::merge(const eta_accuracy& o) {
+  predictions += o.predictions;
+  unavailable += o.unavailable;
+  error_s.merge(o.error_s);
+  abs_error_s.merge(o.abs_error_s);
+  abs_error_ns.merge(o.abs_error_ns);
+  user_mae_s.merge(o.user_mae_s);
+}
+
+void follow_class_result::merge(const follow_class_result& o) {
+  users += o.users;
+  polls += o.polls;
+  backwards_raw.merge(o.backwards_raw);
+  backwards_smoothed.merge(o.backwards_smoothed);
+  users_backwards_raw += o.users_backwards_raw;
+  users_backwards_smoothed += o.users_backwards_smoothed;
+  eta.resize(std::max(eta.size(), o.eta.size()));
+  for (std::size_t i = 0; i < o.eta.size(); ++i) eta[i].merge(o.eta[i]);
+}
+
+namespace {
+std::int64_t ns_of(double s) {
+  return sim::sim_time::from_seconds(s).ns();
+}
+}  // namespace
+
+poll_counter::poll_counter(const polling_spec& spec, bool lottery, std::size_t classes)
+    : spec_(spec),
+      fixed_ns_(ns_of(spec.interval_s)),
+      cache_ns_(ns_of(spec.cache_s)),
+      suggest_every_ns_(ns_of(spec.suggest_every_s)) {
+  for (const auto& st : spec.suggest) step_ns_.push_back(ns_of(st.interval_s));
+  max_gap_ns_ = 0;
+  for (std::int64_t i : step_ns_.empty() ? std::vector<std::int64_t>{fixed_ns_} : step_ns_)
+    max_gap_ns_ = std::max(max_gap_ns_, polls_per_lookup(i) * i);
+  // A lottery keeps users in sets: membership and set size stand in for rank and length.
+  result_.rank_command = lottery ? "SISMEMBER" : "ZRANK";
+  result_.length_command = lottery ? "SCARD" : "ZCARD";
+  result_.enter_command = lottery ? "SADD" : "ZADD";
+  result_.remove_command = lottery ? "SREM" : "ZREM";
+  result_.by_class.resize(classes);
+}
+
+void poll_counter::refresh_suggestion(std::uint64_t queue_length) {
+  std::size_t k = 0;
+  while (k + 1 < spec_.suggest.size() && queue_length >= spec_.suggest[k + 1].above) ++k;
+  suggestion_.push_back(static_cast<std::uint8_t>(k));
+}
+
+std::int64_t poll_counter::interval_at(std::int64_t t_ns) const {
+  if (step_ns_.empty()) return fixed_ns_;
+  if (t_ns <= 0 || suggestion_.empty()) return step_ns_.front();
+  auto k = static_cast<std::size_t>((t_ns - 1) / suggest_every_ns_);
+  return step_ns_[suggestion_[std::min(k, suggestion_.size() - 1)]];
+}
+
+void poll_counter::grow(std::int64_t t_ns) {
+  const std::size_t need = second_of(t_ns) + 1;
+  if (need <= seconds_) return;
+  seconds_ = std::max(need, seconds_ + seconds_ / 2);
+  auto& s = result_.per_second;
+  for (auto* v : {&s.enter, &s.remove, &s.release, &s.waiting_polls, &s.lookups, &s.discoveries,
+                  &s.post_release_polls, &s.uncached_discoveries})
+    v->resize(seconds_, 0);
+}
+
+std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool released) {
+  grow(exit + max_gap_ns_);
+  auto& s = result_.per_second;
+  std::uint64_t* polls = s.waiting_polls.data();
+  std::uint64_t* lookups = s.lookups.data();
+  // t is a lookup; the polls after it, every `interval`, are answered from the cache until
+  // the next lookup n polls later.
+  std::int64_t interval = interval_at(entry);
+  std::int64_t t = entry + interval;  // the first poll always looks up
+  std::int64_t last = 0, n = 1;
+  bool looked_up = false;
+  while (t < exit) {
+    ++polls[second_of(t)];
+    ++lookups[second_of(t)];
+    last = t;
+    looked_up = true;
+    interval = interval_at(t);
+    n = polls_per_lookup(interval);
+    const std::int64_t next = t + n * interval;
+    const std::int64_t end = std::min(exit, next);
+    for (std::int64_t u = t + interval; u < end; u += interval) ++polls[second_of(u)];
+    t = next;
+  }
+  if (!released) return exit;
+  // The first lookup at or after the release (t) tells the user; the polls before it are
+  // served from the cache. Without a cache, the first poll at or after the release would.
+  std::int64_t uncached = t;
+  if (looked_up) {
+    for (std::int64_t u = last + interval; u < t; u += interval)
+      if (u >= exit) ++s.post_release_polls[second_of(u)];
+    uncached = last + ((exit - last + interval - 1) / interval) * interval;
+  }
+  ++s.discoveries[second_of(t)];
+  ++s.uncached_discoveries[second_of(uncached)];
+  result_.discovery_delay_s.add(static_cast<double>(t - exit) * 1e-9);
+  return t;
+}
+
+eta_board::eta_board(const polling_spec& spec, std::size_t lists)
+    : spec_(spec), released_(lists, 0), left_(lists, 0), history_(lists) {}
+
+void eta_board::round(std::int64_t now_ns) {
+  const std::size_t keep = std::max<std::size_t>(spec_.eta_rounds + 1, spec_.eta_fit_samples);
+  const std::int64_t window = ns_of(spec_.eta_recent_s);
+  for (std::size_t l = 0; l < history_.size(); ++l) {
+    auto& h = history_[l];
+    h.push_back({now_ns, released_[l], left_[l]});
+    // Keep the last `keep` points and one point at or before the recent window's start.
+    while (h.size() > keep && h[1].t_ns <= now_ns - window) h.pop_front();
+  }
+}
+
+std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, std::uint64_t ahead,
+                                                            std::int64_t now_ns) const {
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  std::array<double, eta_estimator_count> out{none, none, none, none};
+  const double people = static_cast<double>(ahead) + 1.0;  // released after those ahead
+  auto by_rate = [&](double rate) { return rate > 0 ? people / rate : none; };
+  const double now_s = static_cast<double>(now_ns) * 1e-9;
+  if (now_s > 0) out[0] = by_rate(static_cast<double>(released_[list]) / now_s);
+  const auto& h = history_[list];
+  // Seed 000: the real release rate of each of the last R rounds, weighted R..1 (the latest
+  // heaviest).
+  const std::size_t rounds = std::min<std::size_t>(spec_.eta_rounds, h.size() ? h.size() - 1 : 0);
+  if (rounds > 0) {
+    double sum = 0, weights = 0;
+    for (std::size_t i = 0; i < rounds; ++i) {
+      const auto& b = h[h.size() - 1 - i];
+      const auto& a = h[h.size() - 2 - i];
+      const double dt = static_cast<double>(b.t_ns - a.t_ns) * 1e-9;
+      if (dt <= 0) continue;
+      const double w = static_cast<double>(rounds - i);
+      sum += w * static_cast<double>(b.released - a.released) / dt;
+      weights += w;
+    }
+    if (weights > 0) out[1] = by_rate(sum / weights);
+  }
+  // Departures over the recent window, from the latest point at or before its start.
+  if (!h.empty()) {
+    const std::int64_t from = now_ns - ns_of(spec_.eta_recent_s);
+    std::size_t i = 0;
+    while (i + 1 < h.size() && h[i + 1].t_ns <= from) ++i;
+    const double dt = static_cast<double>(now_ns - h[i].t_ns) * 1e-9;
+    if (dt > 0) out[2] = by_rate(static_cast<double>(left_[list] - h[i].left) / dt);
+  }
+  // Least squares of the served position (cumulative releases) on time over the last points;
+  // the user is served when the line reaches its position.
+  const std::size_t m = std::min<std::size_t>(spec_.eta_fit_samples, h.size());
+  if (m >= 2) {
+    Eigen::MatrixXd x(static_cast<Eigen::Index>(m), 2);
+    Eigen::VectorXd y(static_cast<Eigen::Index>(m));
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto& p = h[h.size() - m + i];
+      const auto row = static_cast<Eigen::Index>(i);
+      x(row, 0) = 1.0;
+      x(row, 1) = static_cast<double>(p.t_ns - now_ns) * 1e-9;  // centred near now
+      y(row) = static_cast<double>(p.released);
+    }
+    const Eigen::Vector2d beta = x.colPivHouseholderQr().solve(y);
+    if (beta(1) > 0) {
+      const double target = static_cast<double>(released_[list]) + people;
+      out[3] = std::max(0.0, (target - beta(0)) / beta(1));
+    }
+  }
+  return out;
+}
+
+poll_follower::poll_follower(const polling_spec& spec, std::uint64_t salt, std::size_t classes)
+    : spec_(spec), salt_(salt), by_class_(classes) {
+  for (auto& c : by_class_) c.eta.resize(eta_estimator_count);
+  threshold_ = spec.follow_share >= 1.0
+                   ? std::numeric_limits<std::uint64_t>::max()
+                   : static_cast<std::uint64_t>(std::ldexp(spec.follow_share, 64));
+}
+
+bool poll_follower::follows(std::uint32_t user) const {
+  if (spec_.follow_share <= 0) return false;
+  return spec_.follow_share >= 1.0 || sim::mix64(user ^ salt_) < threshold_;
+}
+
+void poll_follower::start(std::uint32_t user, std::uint32_t user_class, std::int64_t entry_ns) {
+  record r;
+  r.user_class = user_class;
+  r.entry_ns = entry_ns;
+  r.next_lookup_ns = std::numeric_limits<std::int64_t>::min();  // the first poll looks up
+  users_.emplace(user, std::move(r));
+}
+
+bool poll_follower::due_lookup(std::uint32_t user, std::int64_t now_ns) const {
+  auto it = users_.find(user);
+  return it != users_.end() && now_ns >= it->second.next_lookup_ns;
+}
+
+std::int64_t poll_follower::poll(std::uint32_t user, std::int64_t now_ns, const answer* fresh,
+                                 const poll_counter& counter) {
+  record& r = users_.at(user);
+  const std::uint64_t before_raw = r.raw, before_smoothed = r.smoothed;
+  if (fresh) {
+    r.interval_ns = counter.interval_at(now_ns);
+    r.next_lookup_ns = now_ns + counter.polls_per_lookup(r.interval_ns) * r.interval_ns;
+    r.raw = fresh->rank;
+    r.eta = fresh->eta;
+    // The server shows the smallest rank it computed for this user over the window.
+    const std::int64_t window = ns_of(spec_.smooth_rank_s);
+    r.recent.emplace_back(now_ns, fresh->rank);
+    while (r.recent.front().first < now_ns - window) r.recent.pop_front();
+    r.smoothed = fresh->rank;
+    for (const auto& [t, rank] : r.recent) r.smoothed = std::min(r.smoothed, rank);
+  }
+  if (r.polls > 0) {
+    if (r.raw > before_raw) ++r.back_raw;
+    if (r.smoothed > before_smoothed) ++r.back_smoothed;
+  }
+  ++r.polls;
+  prediction p{static_cast<float>(static_cast<double>(now_ns - r.entry_ns) * 1e-9), {}};
+  for (std::size_t k = 0; k < eta_estimator_count; ++k) p.eta_s[k] = static_cast<float>(r.eta[k]);
+  r.predictions.push_back(p);
+  return r.interval_ns;
+}
+
+void poll_follower::finish(std::uint32_t user, std::int64_t now_ns, bool released) {
+  auto it = users_.find(user);
+  if (it == users_.end()) return;
+  const record& r = it->second;
+  auto& c = by_class_[r.user_class];
+  if (r.polls > 0) {
+    ++c.users;
+    c.polls += r.polls;
+    c.backwards_raw.add(r.back_raw);
+    c.backwards_smoothed.add(r.back_smoothed);
+    if (r.back_raw > 0) ++c.users_backwards_raw;
+    if (r.back_smoothed > 0) ++c.users_backwards_smoothed;
+  }
+  if (released && !r.predictions.empty()) {
+    const double waited = static_cast<double>(now_ns - r.entry_ns) * 1e-9;
+    for (std::size_t k = 0; k < eta_estimator_count; ++k) {
+      auto& acc = c.eta[k];
+      double user_abs = 0;
+      std::uint64_t n = 0;
+      for (const auto& p : r.predictions) {
+        if (std::isnan(p.eta_s[k])) {
+          ++acc.unavailable;
+          continue;
+        }
+        const double err = static_cast<double>(p.eta_s[k]) - (waited - static_cast<double>(p.at_s));
+        ++acc.predictions;
+        acc.error_s.add(err);
+        acc.abs_error_s.add(std::abs(err));
+        acc.abs_error_ns.add(static_cast<std::int64_t>(std::llround(std::abs(err) * 1e9)));
+        user_abs += std::abs(err);
+        ++n;
+      }
+      if (n > 0) acc.user_mae_s.add(user_abs / static_cast<double>(n));
+    }
+  }
+  users_.erase(it);
+}
+
+void poll_follower::finish_all(std::int64_t now_ns) {
+  std::vector<std::uint32_t> left;
+  left.reserve(users_.size());
+  for (const auto& [user, r] : users_) left.push_back(user);
+  std::sort(left.begin(), left.end());  // the map's order is not deterministic across libs
+  for (std::uint32_t u : left) finish(u, now_ns, false);
+}
+
+}  // namespace waitroom::models
