@@ -1,0 +1,221 @@
+// The users' side of the waiting page, end to end: polls and their Redis cost, the shown
+// rank, ETA accuracy, and what released users do next (reach the backend, or not).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/room/room.hpp"
+#include "reports/report.hpp"
+#include "support/test_support.hpp"
+
+using namespace waitroom;
+using testing_support::scenario_from;
+
+namespace {
+
+std::uint64_t sum(const std::vector<std::uint64_t>& v) {
+  std::uint64_t t = 0;
+  for (auto x : v) t += x;
+  return t;
+}
+
+// 20,000 users in 40 s (20% VIP, 10 s offset), 50 released every 200 ms; users give up
+// after an exponential patience.
+std::string crowd(const std::string& polling, const std::string& extra = "") {
+  return R"({"name": "crowd", "seed": 11,
+    "classes": [{"name": "vip", "share": 0.2, "offset_ms": 10000,
+                 "patience_s": {"dist": "exponential", "mean": 600}},
+                {"name": "normal", "share": 0.8,
+                 "patience_s": {"dist": "exponential", "mean": 300}}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 40, "rate_per_s": 500}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 50},
+    "polling": )" +
+         polling + extra + "}";
+}
+
+}  // namespace
+
+TEST(UsersSide, WithoutCacheCountsEqualTheCounterfactualOfACachedRun) {
+  // Polling does not change the queue here (no backend), so the same polls happen with and
+  // without the cache: the cached run's "without cache" figures must equal a real run with
+  // no cache, command by command and second by second.
+  auto cached = models::run_scenario(
+      scenario_from(crowd(R"({"interval_s": 3, "cache_s": 10, "follow_share": 0})")), 1);
+  auto plain = models::run_scenario(
+      scenario_from(crowd(R"({"interval_s": 3, "cache_s": 0, "follow_share": 0})")), 1);
+  auto jc = reports::result_json(scenario_from(crowd(R"({"interval_s": 3, "cache_s": 10})")),
+                                 cached, "test");
+  auto jp = reports::result_json(scenario_from(crowd(R"({"interval_s": 3, "cache_s": 0})")), plain,
+                                 "test");
+  EXPECT_EQ(jc["polling"]["commands_without_cache"], jp["polling"]["commands"]);
+  EXPECT_EQ(jc["polling"]["per_second"]["total_without_cache"],
+            jp["polling"]["per_second"]["total"]);
+  EXPECT_EQ(jp["polling"]["cache_reduction"].get<double>(), 0.0);
+  // 3 s polls through a 10 s cache look up once in 4 polls: per user ceil(K / 4) of its K
+  // waiting polls, so between a quarter of all polls and that plus one per user.
+  const auto& p = jc["polling"]["polls"];
+  const auto waiting = p["while_waiting"].get<double>();
+  const auto lookups = p["lookups_while_waiting"].get<double>();
+  EXPECT_GE(lookups, waiting / 4);
+  EXPECT_LE(lookups, waiting / 4 + static_cast<double>(cached.overall.arrived));
+  EXPECT_GT(jc["polling"]["cache_reduction"].get<double>(), 0.5);
+}
+
+TEST(UsersSide, FollowingEveryoneSeesExactlyThePopulationsPolls) {
+  auto r = models::run_scenario(
+      scenario_from(crowd(R"({"interval_s": 2, "cache_s": 5, "follow_share": 1})")), 3);
+  const auto& p = *r.polling;
+  std::uint64_t followed_polls = 0, followed_users = 0;
+  for (const auto& c : p.by_class) {
+    followed_polls += c.polls;
+    followed_users += c.users;
+  }
+  EXPECT_EQ(followed_polls, sum(p.per_second.waiting_polls));
+  EXPECT_EQ(p.followed_users, r.overall.arrived);
+  EXPECT_LE(followed_users, p.followed_users);  // users gone before their first poll: none
+}
+
+TEST(UsersSide, ReleasedUsersLearnAtTheirNextLookup) {
+  // With a 10 s cache over 2 s polls a lookup comes every 10 s, at a phase set by the
+  // user's entry: the delay from release to the lookup is in [0, 10) s.
+  auto r = models::run_scenario(
+      scenario_from(crowd(R"({"interval_s": 2, "cache_s": 10, "follow_share": 0})")), 2);
+  const auto& d = r.polling->discovery_delay_s;
+  EXPECT_EQ(d.count(), r.overall.released);
+  EXPECT_GE(d.min(), 0.0);
+  EXPECT_LT(d.max(), 10.0);
+}
+
+TEST(UsersSide, EtaIsExactUpToATickWhereNobodyCutsIn) {
+  // One class, FIFO, a backlog of 5,000 and 10 released every 200 ms: a user with a ahead is
+  // released after (a+1)/50 s up to one tick. Every estimator that sees the real rate must be
+  // within a tick (no cache: every answer is fresh).
+  auto s = scenario_from(R"({"name": "backlog", "seed": 2,
+    "classes": [{"name": "all", "share": 1}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": 5000},
+    "queue": {"policy": "fifo"},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 10},
+    "polling": {"interval_s": 1, "cache_s": 0, "follow_share": 0.2, "eta_rounds": 5}})");
+  auto r = models::run_scenario(s, 1);
+  const auto& c = r.polling->by_class[0];
+  ASSERT_GT(c.users, 500u);
+  for (std::size_t e = 1; e < models::eta_estimator_count; ++e) {
+    SCOPED_TRACE(models::eta_estimator_names()[e]);
+    const auto& a = c.eta[e];
+    ASSERT_GT(a.predictions, 10000u);
+    EXPECT_LE(a.abs_error_ns.quantile(0.9) * 1e-9, 0.2 + 1e-3);
+    EXPECT_LE(a.abs_error_s.max(), 0.2 + 1e-3);
+  }
+  // Releases / elapsed time: also 50/s once the first tick is in.
+  EXPECT_LE(c.eta[0].abs_error_ns.quantile(0.9) * 1e-9, 0.2 + 1e-3);
+}
+
+TEST(UsersSide, VipsCuttingInMakeNormalEstimatesShortAndMoveRanksBack) {
+  // The articles: "people ahead / rate" misleads normal users because VIPs keep cutting in,
+  // and their raw rank moves backwards; the minimum over the last 10 s does not (seed 000
+  // §3.2, §4.4). VIPs (45/s, 10 s offset) cut ahead of normal users (15/s) in their first
+  // 10 s; 50/s are released, so the queue never empties while arrivals last. Nobody cuts
+  // ahead of a VIP: their estimates are right up to a tick.
+  auto s = scenario_from(R"({"name": "cut-in", "seed": 5,
+    "classes": [{"name": "vip", "share": 0.75, "offset_ms": 10000}, {"name": "normal", "share": 0.25}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 200, "rate_per_s": 60}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 10},
+    "polling": {"interval_s": 1, "cache_s": 0, "follow_share": 1, "smooth_rank_s": 10}})");
+  auto r = models::run_scenario(s, 1);
+  const auto& vip = r.polling->by_class[0];
+  const auto& normal = r.polling->by_class[1];
+  const auto& rounds = models::eta_estimator_names();
+  ASSERT_EQ(rounds[1], "smoothed_rounds");
+  EXPECT_LE(vip.eta[1].abs_error_ns.quantile(0.9) * 1e-9, 0.2 + 1e-3);
+  EXPECT_LT(normal.eta[1].error_s.mean(), -1.0);  // too short, by the VIPs still to come
+  EXPECT_LT(normal.eta[0].error_s.mean(), -1.0);
+  // Ranks: VIPs never move back; normal users do with the raw rank, far less when shown the
+  // 10 s minimum (per-user means with 95% t intervals that do not overlap).
+  EXPECT_EQ(vip.users_backwards_raw, 0u);
+  ASSERT_GT(normal.users, 2000u);
+  auto half = [](const sim::running_moments& m) {
+    return 1.96 * m.stddev() / std::sqrt(static_cast<double>(m.count()));
+  };
+  EXPECT_GT(normal.backwards_raw.mean() - half(normal.backwards_raw),
+            normal.backwards_smoothed.mean() + half(normal.backwards_smoothed));
+  EXPECT_GT(normal.users_backwards_raw, normal.users / 4);
+  EXPECT_LE(normal.users_backwards_smoothed, normal.users_backwards_raw);
+}
+
+namespace {
+// 3,000 waiting at opening, 20 released every 200 ms to a backend of 200 workers (50 ms
+// mean service: far from full).
+std::string no_show(const std::string& backend_extra, const std::string& top_extra = "",
+                    int backlog = 3000) {
+  return R"({"name": "no-show", "seed": 9,
+    "classes": [{"name": "all", "share": 1}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 1, "rate_per_s": 0}],
+                 "backlog_users": )" +
+         std::to_string(backlog) + R"(},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 20},
+    "backend": {"workers": 200, "service_s": {"dist": "exponential", "mean": 0.05})" +
+         backend_extra + "}" + top_extra + "}";
+}
+}  // namespace
+
+TEST(UsersSide, NoShowsReleasesComeBackToTheQueue) {
+  // Every release not used within reclaim_s gives one more release to a later tick: over
+  // ticks while the queue is not empty, released = ticks x batch + reclaimed (exactly; a
+  // reclaim at a tick's time is counted in that tick, and the run stops on a tick).
+  auto r =
+      models::run_scenario(scenario_from(no_show(R"(, "no_show_probability": 0.1, "reclaim_s": 5)",
+                                                 R"(, "run": {"horizon_s": 100})", 20000)),
+                           1);
+  const auto& b = *r.backend;
+  const std::uint64_t ticks = 500;
+  EXPECT_EQ(r.overall.released, ticks * 20 + b.reclaimed);
+  EXPECT_GT(b.reclaimed, 0u);
+  // The no-show share is the configured 10%, within 4 binomial standard deviations.
+  const double n = static_cast<double>(r.overall.released);
+  EXPECT_NEAR(static_cast<double>(b.no_shows) / n, 0.1, 4 * std::sqrt(0.1 * 0.9 / n));
+  EXPECT_EQ(b.late, 0u);
+  // The rest came: finished, or in the backend at the horizon (at most a second's worth).
+  EXPECT_LE(b.completed + b.no_shows, r.overall.released);
+  EXPECT_GE(b.completed + b.no_shows + 200, r.overall.released);
+}
+
+TEST(UsersSide, UsersWhoLearnTooLateLoseTheirRelease) {
+  // 10 s polls: the release is found up to 10 s later, but it is taken back after 4 s.
+  auto r = models::run_scenario(
+      scenario_from(no_show(R"(, "reclaim_s": 4)",
+                            R"(, "polling": {"interval_s": 10, "follow_share": 0},
+                                 "run": {"horizon_s": 60})")),
+      1);
+  const auto& b = *r.backend;
+  EXPECT_GT(b.late, 0u);
+  EXPECT_EQ(b.no_shows, 0u);
+  // Those who learned within 4 s came; the others lost it: about 60% with a uniform phase.
+  const double late_share = static_cast<double>(b.late) / static_cast<double>(b.late + b.completed);
+  EXPECT_GT(late_share, 0.4);
+  EXPECT_LT(late_share, 0.8);
+  EXPECT_LE(b.arrival_delay_s.max(), 4.0);
+}
+
+TEST(UsersSide, BackendUtilisationIsTheServiceTimeItDid) {
+  // Drained: busy worker-seconds are the sum of the service times, whose expectation is
+  // completed x 50 ms with a standard deviation of 50 ms x sqrt(completed).
+  auto r = models::run_scenario(scenario_from(no_show("")), 4);
+  const auto& b = *r.backend;
+  const double n = static_cast<double>(b.completed);
+  EXPECT_EQ(b.completed, 3000u);
+  EXPECT_NEAR(b.busy_worker_s, 0.05 * n, 4 * 0.05 * std::sqrt(n));
+  std::uint64_t in_windows = 0;
+  for (const auto& w : b.windows) in_windows += w.completed;
+  EXPECT_EQ(in_windows, b.completed);
+  // 100/s x 50 ms on 200 workers: 2.5% busy while releasing.
+  EXPECT_NEAR(b.busy_worker_s / b.capacity_worker_s, 0.025, 0.005);
+}
+
+TEST(UsersSide, LittlesLawInTheResultCountsThoseWhoGaveUp) {
+  auto s = scenario_from(crowd(R"({"interval_s": 3, "follow_share": 0})"));
+  auto r = models::run_scenario(s, 1);
+  ASSERT_GT(r.overall.abandoned, 1000u);
+  auto j = reports::result_json(s, r, "test");
+  EXPECT_LT(j["littles_law"]["relative_gap"].get<double>(), 1e-9);
+}
