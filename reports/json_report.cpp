@@ -26,6 +26,8 @@ json mean_with_interval(const sim::running_moments& m, double level) {
   return j;
 }
 
+}  // namespace
+
 json polling_json(const models::polling_result& p, const std::vector<std::string>& classes,
                   double follow_share) {
   const auto& s = p.per_second;
@@ -157,8 +159,6 @@ json polling_json(const models::polling_result& p, const std::vector<std::string
   j["followed"] = f;
   return j;
 }
-
-}  // namespace
 
 json wait_summary(const models::wait_stats& w) {
   json s;

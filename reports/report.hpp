@@ -17,6 +17,10 @@ namespace waitroom::reports {
 inline constexpr int result_schema_version = 1;
 
 nlohmann::json wait_summary(const models::wait_stats& w);
+// The "polling" block of a result: Redis commands with and without the cache (totals and per
+// second), polls, and the followed users' shown-rank and ETA-accuracy figures.
+nlohmann::json polling_json(const models::polling_result& p,
+                            const std::vector<std::string>& classes, double follow_share);
 nlohmann::json result_json(const models::scenario& s, const models::room_result& r,
                            std::string_view tool_version);
 std::string result_table(const models::scenario& s, const models::room_result& r);

@@ -57,6 +57,54 @@ std::string result_table(const models::scenario& s, const models::room_result& r
         a.stock, a.orders, a.max_outstanding_orders, a.refused, a.order_failures, a.cancellations,
         a.reopenings, a.sold_out_at_s ? fmt::format("at {:.1f}s", *a.sold_out_at_s) : "never");
   }
+  if (r.backend) {
+    const auto& b = *r.backend;
+    out += fmt::format(
+        "\nbackend: {} completed, RT mean {} p95 {}, {} timeouts, utilisation {:.1f}%, peak "
+        "queue {}\n",
+        b.completed, seconds(b.rt_s.mean()), seconds(b.rt_ns.quantile(0.95) * 1e-9), b.timeouts,
+        b.capacity_worker_s > 0 ? 100.0 * b.busy_worker_s / b.capacity_worker_s : 0.0,
+        b.peak_queue);
+    if (b.no_shows + b.late > 0 || b.arrival_delay_s.max() > 0)
+      out += fmt::format(
+          "released users reached it {} after release on average; {} no-shows, {} too late, {} "
+          "releases taken back\n",
+          seconds(b.arrival_delay_s.mean()), b.no_shows, b.late, b.reclaimed);
+  }
+  if (r.polling) {
+    const auto p = polling_json(*r.polling, r.class_names, s.polling->follow_share);
+    out += fmt::format(
+        "\npolling: {} polls, {} Redis commands ({} without the status cache: {:.1f}% fewer), "
+        "peak {}/s ({}/s without)\n",
+        p["polls"]["total"].get<std::uint64_t>(), p["commands"]["total"].get<std::uint64_t>(),
+        p["commands_without_cache"]["total"].get<std::uint64_t>(),
+        100.0 * p["cache_reduction"].get<double>(),
+        p["peak_per_second"]["total"].get<std::uint64_t>(),
+        p["peak_per_second"]["total_without_cache"].get<std::uint64_t>());
+    const auto& f = p["followed"];
+    if (f["users"].get<std::uint64_t>() > 0) {
+      out += fmt::format("followed {} users; ETA mean absolute error (bias) by class:\n",
+                         f["users"].get<std::uint64_t>());
+      out += fmt::format("{:<12} {:>8} {:>8}", "class", "back raw", "back min");
+      for (const auto& name : models::eta_estimator_names()) out += fmt::format(" {:>28}", name);
+      out += "\n";
+      for (const auto& c : f["by_class"]) {
+        out +=
+            fmt::format("{:<12} {:>7.1f}% {:>7.1f}%", c["class"].get<std::string>(),
+                        100.0 * c["moved_backwards"]["raw"]["share_of_users"].get<double>(),
+                        100.0 * c["moved_backwards"]["smoothed"]["share_of_users"].get<double>());
+        for (const auto& name : models::eta_estimator_names()) {
+          const auto& e = c["eta"][name];
+          out += e["mae_s"].is_null()
+                     ? fmt::format(" {:>28}", "-")
+                     : fmt::format(" {:>28}",
+                                   fmt::format("{} ({:+.1f}s)", seconds(e["mae_s"].get<double>()),
+                                               e["bias_s"].get<double>()));
+        }
+        out += "\n";
+      }
+    }
+  }
   double T = r.end_time_s;
   out +=
       fmt::format("\nthroughput {:.1f} users/s, mean queue length {:.1f}\n",
