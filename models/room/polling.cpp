@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <Eigen/Dense>
 
@@ -42,6 +43,42 @@ std::int64_t ns_of(double s) {
 }
 }  // namespace
 
+progression_counter::progression_counter(std::int64_t interval_ns)
+    : interval_ns_(interval_ns) {
+  constexpr std::int64_t second = 1'000'000'000;
+  grid_ns_ = std::gcd(interval_ns, second);
+  grid_ = grid_ns_ >= 100'000'000;
+  stride_ = interval_ns / grid_ns_;
+  per_second_ = second / grid_ns_;
+}
+
+void progression_counter::add(std::int64_t first, std::int64_t count,
+                              std::vector<std::uint64_t>& per_second) {
+  if (count <= 0) return;
+  if (!grid_) {
+    for (std::int64_t k = 0; k < count; ++k)
+      ++per_second[static_cast<std::size_t>((first + k * interval_ns_) / 1'000'000'000)];
+    return;
+  }
+  const auto a = static_cast<std::size_t>(first / grid_ns_);
+  const std::size_t end = a + static_cast<std::size_t>(count * stride_);
+  if (diff_.size() <= end) diff_.resize(std::max(end + 1, diff_.size() * 3 / 2), 0);
+  ++diff_[a];
+  --diff_[end];
+}
+
+void progression_counter::flush(std::vector<std::uint64_t>& per_second) {
+  const auto p = static_cast<std::size_t>(stride_);
+  for (std::size_t m = p; m < diff_.size(); ++m) diff_[m] += diff_[m - p];
+  for (std::size_t m = 0; m < diff_.size(); ++m) {
+    if (diff_[m] == 0) continue;
+    const std::size_t s = m / static_cast<std::size_t>(per_second_);
+    if (s >= per_second.size()) per_second.resize(s + 1, 0);
+    per_second[s] += static_cast<std::uint64_t>(diff_[m]);
+  }
+  diff_.clear();
+}
+
 poll_counter::poll_counter(const polling_spec& spec, bool lottery, std::size_t classes)
     : spec_(spec),
       fixed_ns_(ns_of(spec.interval_s)),
@@ -57,6 +94,28 @@ poll_counter::poll_counter(const polling_spec& spec, bool lottery, std::size_t c
   result_.enter_command = lottery ? "SADD" : "ZADD";
   result_.remove_command = lottery ? "SREM" : "ZREM";
   result_.by_class.resize(classes);
+  for (std::int64_t i : step_ns_.empty() ? std::vector<std::int64_t>{fixed_ns_} : step_ns_) {
+    waiting_.emplace_back(i);
+    looking_.emplace_back(polls_per_lookup(i) * i);
+  }
+}
+
+std::size_t poll_counter::step_of(std::int64_t interval_ns) const {
+  if (step_ns_.empty()) return 0;
+  return static_cast<std::size_t>(std::find(step_ns_.begin(), step_ns_.end(), interval_ns) -
+                                  step_ns_.begin());
+}
+
+polling_result& poll_counter::finish() {
+  auto& s = result_.per_second;
+  for (auto& c : waiting_) c.flush(s.waiting_polls);
+  for (auto& c : looking_) c.flush(s.lookups);
+  // Flushing may have grown one series: keep them all the same length.
+  seconds_ = std::max(s.waiting_polls.size(), s.lookups.size());
+  for (auto* v : {&s.enter, &s.remove, &s.release, &s.waiting_polls, &s.lookups, &s.discoveries,
+                  &s.post_release_polls, &s.uncached_discoveries})
+    v->resize(std::max(seconds_, v->size()), 0);
+  return result_;
 }
 
 void poll_counter::refresh_suggestion(std::uint64_t queue_length) {
@@ -85,25 +144,37 @@ void poll_counter::grow(std::int64_t t_ns) {
 std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool released) {
   grow(exit + max_gap_ns_);
   auto& s = result_.per_second;
-  std::uint64_t* polls = s.waiting_polls.data();
-  std::uint64_t* lookups = s.lookups.data();
   // t is a lookup; the polls after it, every `interval`, are answered from the cache until
   // the next lookup n polls later.
   std::int64_t interval = interval_at(entry);
   std::int64_t t = entry + interval;  // the first poll always looks up
   std::int64_t last = 0, n = 1;
   bool looked_up = false;
-  while (t < exit) {
-    ++polls[second_of(t)];
-    ++lookups[second_of(t)];
-    last = t;
-    looked_up = true;
-    interval = interval_at(t);
+  auto polls_before = [](std::int64_t from, std::int64_t step, std::int64_t until) {
+    return until > from ? (until - from + step - 1) / step : std::int64_t{0};
+  };
+  if (!suggests()) {
+    // One interval throughout: the waiting polls and the lookups are two progressions.
     n = polls_per_lookup(interval);
-    const std::int64_t next = t + n * interval;
-    const std::int64_t end = std::min(exit, next);
-    for (std::int64_t u = t + interval; u < end; u += interval) ++polls[second_of(u)];
-    t = next;
+    const std::int64_t lookups = polls_before(t, n * interval, exit);
+    waiting_[0].add(t, polls_before(t, interval, exit), s.waiting_polls);
+    looking_[0].add(t, lookups, s.lookups);
+    if (lookups > 0) {
+      looked_up = true;
+      last = t + (lookups - 1) * n * interval;
+      t = last + n * interval;
+    }
+  } else {
+    while (t < exit) {
+      looked_up = true;
+      last = t;
+      ++s.lookups[second_of(t)];
+      interval = interval_at(t);
+      n = polls_per_lookup(interval);
+      waiting_[step_of(interval)].add(t, std::min(n, polls_before(t, interval, exit)),
+                                      s.waiting_polls);
+      t += n * interval;
+    }
   }
   if (!released) return exit;
   // The first lookup at or after the release (t) tells the user; the polls before it are
@@ -171,19 +242,23 @@ std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, 
   // the user is served when the line reaches its position.
   const std::size_t m = std::min<std::size_t>(spec_.eta_fit_samples, h.size());
   if (m >= 2) {
-    Eigen::MatrixXd x(static_cast<Eigen::Index>(m), 2);
-    Eigen::VectorXd y(static_cast<Eigen::Index>(m));
-    for (std::size_t i = 0; i < m; ++i) {
-      const auto& p = h[h.size() - m + i];
-      const auto row = static_cast<Eigen::Index>(i);
-      x(row, 0) = 1.0;
-      x(row, 1) = static_cast<double>(p.t_ns - now_ns) * 1e-9;  // centred near now
-      y(row) = static_cast<double>(p.released);
+    // Normal equations on times centred at their mean (well conditioned), fixed-size so that
+    // nothing is allocated per lookup.
+    double t_mean = 0;
+    for (std::size_t i = h.size() - m; i < h.size(); ++i)
+      t_mean += static_cast<double>(h[i].t_ns - now_ns) * 1e-9;
+    t_mean /= static_cast<double>(m);
+    Eigen::Matrix2d xtx = Eigen::Matrix2d::Zero();
+    Eigen::Vector2d xty = Eigen::Vector2d::Zero();
+    for (std::size_t i = h.size() - m; i < h.size(); ++i) {
+      const Eigen::Vector2d row(1.0, static_cast<double>(h[i].t_ns - now_ns) * 1e-9 - t_mean);
+      xtx += row * row.transpose();
+      xty += row * static_cast<double>(h[i].released);
     }
-    const Eigen::Vector2d beta = x.colPivHouseholderQr().solve(y);
-    if (beta(1) > 0) {
+    const Eigen::Vector2d beta = xtx.ldlt().solve(xty);  // level at t_mean, slope
+    if (xtx(1, 1) > 0 && beta(1) > 0) {
       const double target = static_cast<double>(released_[list]) + people;
-      out[3] = std::max(0.0, (target - beta(0)) / beta(1));
+      out[3] = std::max(0.0, t_mean + (target - beta(0)) / beta(1));
     }
   }
   return out;
@@ -210,14 +285,8 @@ void poll_follower::start(std::uint32_t user, std::uint32_t user_class, std::int
   users_.emplace(user, std::move(r));
 }
 
-bool poll_follower::due_lookup(std::uint32_t user, std::int64_t now_ns) const {
-  auto it = users_.find(user);
-  return it != users_.end() && now_ns >= it->second.next_lookup_ns;
-}
-
-std::int64_t poll_follower::poll(std::uint32_t user, std::int64_t now_ns, const answer* fresh,
+std::int64_t poll_follower::poll(record& r, std::int64_t now_ns, const answer* fresh,
                                  const poll_counter& counter) {
-  record& r = users_.at(user);
   const std::uint64_t before_raw = r.raw, before_smoothed = r.smoothed;
   if (fresh) {
     r.interval_ns = counter.interval_at(now_ns);
@@ -239,6 +308,7 @@ std::int64_t poll_follower::poll(std::uint32_t user, std::int64_t now_ns, const 
   prediction p{static_cast<float>(static_cast<double>(now_ns - r.entry_ns) * 1e-9), {}};
   for (std::size_t k = 0; k < eta_estimator_count; ++k) p.eta_s[k] = static_cast<float>(r.eta[k]);
   r.predictions.push_back(p);
+  ++predictions_;
   return r.interval_ns;
 }
 
@@ -277,6 +347,7 @@ void poll_follower::finish(std::uint32_t user, std::int64_t now_ns, bool release
       if (n > 0) acc.user_mae_s.add(user_abs / static_cast<double>(n));
     }
   }
+  predictions_ -= r.predictions.size();
   users_.erase(it);
 }
 

@@ -63,6 +63,25 @@ struct polling_result {
   std::vector<follow_class_result> by_class;
 };
 
+// Counts arithmetic progressions of poll times (first + k * interval, k < count) per second
+// in O(1) each. With g = gcd(interval, 1 s), poll k falls in second floor((a + k p) / q) where
+// a = first / g, p = interval / g and q = 1 s / g: a progression of stride p on a grid of g,
+// kept as a difference array and summed at the end. Where g is under 100 ms (odd
+// intervals), the grid would be too fine and the polls are counted one by one instead.
+class progression_counter {
+ public:
+  explicit progression_counter(std::int64_t interval_ns);
+  void add(std::int64_t first_ns, std::int64_t count, std::vector<std::uint64_t>& per_second);
+  // Adds the progressions kept on the grid to per_second (once, at the end).
+  void flush(std::vector<std::uint64_t>& per_second);
+  std::size_t memory_bytes() const { return diff_.capacity() * sizeof(std::int64_t); }
+
+ private:
+  std::int64_t interval_ns_, grid_ns_, stride_, per_second_;
+  bool grid_;
+  std::vector<std::int64_t> diff_;
+};
+
 // The population's polls and the room's own commands.
 class poll_counter {
  public:
@@ -89,7 +108,15 @@ class poll_counter {
   void count_remove(std::int64_t t_ns) { bump(result_.per_second.remove, t_ns); }
   void count_release(std::int64_t t_ns) { bump(result_.per_second.release, t_ns); }
 
+  // Complete the per-second counts (call once, after the last walk).
+  polling_result& finish();
   polling_result& result() { return result_; }
+  std::size_t memory_bytes() const {
+    std::size_t b = seconds_ * 8 * sizeof(std::uint64_t);
+    for (const auto& c : waiting_) b += c.memory_bytes();
+    for (const auto& c : looking_) b += c.memory_bytes();
+    return b;
+  }
 
  private:
   static std::size_t second_of(std::int64_t t_ns) {
@@ -106,6 +133,9 @@ class poll_counter {
   std::int64_t max_gap_ns_;  // the longest time between two lookups
   std::vector<std::int64_t> step_ns_;
   std::vector<std::uint8_t> suggestion_;  // step index per refresh
+  // Per interval step: waiting polls every interval, lookups every n intervals.
+  std::vector<progression_counter> waiting_, looking_;
+  std::size_t step_of(std::int64_t interval_ns) const;
   std::size_t seconds_ = 0;
   polling_result result_;
 };
@@ -149,20 +179,34 @@ class poll_follower {
     std::uint64_t rank;
     std::array<double, eta_estimator_count> eta;
   };
+  struct record;
+  // The user's record while it waits (else null), found once per poll.
+  record* find(std::uint32_t user) {
+    auto it = users_.find(user);
+    return it == users_.end() ? nullptr : &it->second;
+  }
   // True when this poll is a lookup (the caller then supplies the fresh answer).
-  bool due_lookup(std::uint32_t user, std::int64_t now_ns) const;
-  std::int64_t poll(std::uint32_t user, std::int64_t now_ns, const answer* fresh,
+  static bool due_lookup(const record& r, std::int64_t now_ns) {
+    return now_ns >= r.next_lookup_ns;
+  }
+  std::int64_t poll(record& r, std::int64_t now_ns, const answer* fresh,
                     const poll_counter& counter);
   // The user left the queue: released (the realised waits score the predictions) or not.
   void finish(std::uint32_t user, std::int64_t now_ns, bool released);
   void finish_all(std::int64_t now_ns);  // still waiting at the end: no realised wait
   std::vector<follow_class_result>& results() { return by_class_; }
+  // Approximate: the records and the predictions they hold.
+  std::size_t memory_bytes() const {
+    return users_.size() * (sizeof(record) + 32) + predictions_ * sizeof(prediction);
+  }
 
  private:
   struct prediction {
     float at_s;  // since entry
     std::array<float, eta_estimator_count> eta_s;
   };
+
+ public:
   struct record {
     std::uint32_t user_class;
     std::int64_t entry_ns;
@@ -174,10 +218,13 @@ class poll_follower {
     std::deque<std::pair<std::int64_t, std::uint64_t>> recent;  // lookups in the window
     std::vector<prediction> predictions;
   };
+
+ private:
   const polling_spec& spec_;
   std::uint64_t salt_;
   std::uint64_t threshold_;
   std::unordered_map<std::uint32_t, record> users_;
+  std::size_t predictions_ = 0;  // held by live records
   std::vector<follow_class_result> by_class_;
 };
 

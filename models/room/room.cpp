@@ -104,6 +104,8 @@ std::size_t room::memory_bytes() const {
   std::size_t b = entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes() +
                   set_pos_.memory_bytes() + sim_.queue().memory_bytes();
   for (const auto& set : lottery_sets_) b += set.capacity() * sizeof(std::uint32_t);
+  if (polls_) b += polls_->memory_bytes();
+  if (follower_) b += follower_->memory_bytes();
   for (const auto& l : lists_) b += l->memory_bytes();
   for (const auto& a : aging_)
     b += a.arrived.size() * sizeof(std::uint32_t) + a.moved.size() * sizeof(aging_entry);
@@ -184,7 +186,7 @@ room_result room::run() {
                           [&](zentry e) { polls_->walk(entry_ns_[e.id], end_ns, false); });
     for (const auto& set : lottery_sets_)
       for (std::uint32_t user : set) polls_->walk(entry_ns_[user], end_ns, false);
-    result_.polling = std::move(polls_->result());
+    result_.polling = std::move(polls_->finish());
     if (follower_) {
       follower_->finish_all(end_ns);
       result_.polling->by_class = std::move(follower_->results());
@@ -394,7 +396,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   if (polls_) {
     told = polls_->walk(entry_ns_[user], told, true);
     if (board_) board_->left(list, true);
-    if (follower_) follower_->finish(user, sim_.now().ns(), true);
+    if (follower_ && follower_->follows(user)) follower_->finish(user, sim_.now().ns(), true);
   }
   if (sc_.backend) to_backend(told);
   if (sc_.compensation || sc_.returns) {
@@ -577,7 +579,7 @@ void room::on_abandon(std::uint32_t user) {
     polls_->walk(entry_ns_[user], sim_.now().ns(), false);
     polls_->count_remove(sim_.now().ns());
     if (board_) board_->left(l, false);
-    if (follower_) follower_->finish(user, sim_.now().ns(), false);
+    if (follower_ && follower_->follows(user)) follower_->finish(user, sim_.now().ns(), false);
   }
   auto& st = result_.by_class[c];
   ++st.abandoned;
@@ -735,14 +737,15 @@ void room::close_window() {
 
 void room::on_poll(std::uint32_t user) {
   const std::int64_t now = sim_.now().ns();
-  if (!follower_->active(user)) return;  // left the queue since
+  auto* rec = follower_->find(user);
+  if (!rec) return;  // left the queue since
   std::optional<poll_follower::answer> fresh;
-  if (follower_->due_lookup(user, now)) {
+  if (poll_follower::due_lookup(*rec, now)) {
     const std::uint32_t l = list_of(user);
     const std::uint64_t rank = lists_[l]->zrank(user).value_or(0);
     fresh = poll_follower::answer{rank, board_->estimate(l, rank, now)};
   }
-  const std::int64_t next = follower_->poll(user, now, fresh ? &*fresh : nullptr, *polls_);
+  const std::int64_t next = follower_->poll(*rec, now, fresh ? &*fresh : nullptr, *polls_);
   sim_.schedule(sim::sim_time::from_ns(now + next), p_sample, k_poll, user);
 }
 

@@ -61,6 +61,13 @@ std::vector<workload> workloads(double scale) {
   return {
       {"priority_mm1", mm1},
       {"flash_crowd", flash("", "")},
+      // Issue 4: the same crowd polling every 3 s through a 10 s status cache, 0.1% of users
+      // followed through every poll (about 100 polls each while the queue drains).
+      {"flash_polling",
+       flash("", "", R"(, "polling": {"interval_s": 3, "cache_s": 10, "follow_share": 0.001})")},
+      // The same without following anyone: the population's command counts alone.
+      {"flash_polling_counts",
+       flash("", "", R"(, "polling": {"interval_s": 3, "cache_s": 10, "follow_share": 0})")},
       {"flash_strict", flash(two_lists, R"(, "selection": {"kind": "strict"})")},
       {"flash_ratio", flash(two_lists, R"(, "selection": {"kind": "ratio", "weights": [7, 3]})")},
       {"flash_probabilistic",
@@ -141,7 +148,7 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(
           stderr,
-          "usage: waitroom_bench [--runs N] [--scale F] [--only priority_mm1|flash_crowd]\n");
+          "usage: waitroom_bench [--runs N] [--scale F] [--only WORKLOAD|zset]\n");
       return 2;
     }
   }

@@ -85,7 +85,7 @@ void check_walk_against_reference(polling_spec spec) {
       EXPECT_EQ(told, exit);
     }
   }
-  const auto& s = pc.result().per_second;
+  const auto& s = pc.finish().per_second;
   expect_same(ref.waiting, s.waiting_polls, "waiting polls");
   expect_same(ref.lookups, s.lookups, "lookups");
   expect_same(ref.after, s.post_release_polls, "cached polls after release");
@@ -109,6 +109,14 @@ TEST(Polling, WalkMatchesPollByPollReferenceWithoutCache) {
   check_walk_against_reference(spec);
 }
 
+TEST(Polling, WalkMatchesPollByPollReferenceOddInterval) {
+  // gcd(2.345 s, 1 s) = 5 ms: too fine a grid, counted poll by poll instead.
+  polling_spec spec;
+  spec.interval_s = 2.345;
+  spec.cache_s = 10;
+  check_walk_against_reference(spec);
+}
+
 TEST(Polling, WalkMatchesPollByPollReferenceSuggestedIntervals) {
   polling_spec spec;
   spec.suggest = {{0, 5.0}, {5000, 2.0}, {15000, 1.3}};
@@ -126,8 +134,9 @@ TEST(Polling, CacheLooksUpOncePerCeilCacheOverInterval) {
   EXPECT_EQ(pc.polls_per_lookup(3 * s_ns), 4);
   const std::int64_t told = pc.walk(0, 100 * s_ns, true);  // polls at 3..99 wait
   std::uint64_t polls = 0, lookups = 0;
-  for (auto n : pc.result().per_second.waiting_polls) polls += n;
-  for (auto n : pc.result().per_second.lookups) lookups += n;
+  const auto& fin = pc.finish().per_second;
+  for (auto n : fin.waiting_polls) polls += n;
+  for (auto n : fin.lookups) lookups += n;
   EXPECT_EQ(polls, 33u);
   EXPECT_EQ(lookups, 9u);       // 3, 15, ..., 99
   EXPECT_EQ(told, 111 * s_ns);  // the next lookup after the release at 100 s
@@ -187,9 +196,11 @@ TEST(PollFollower, SmoothedRankDoesNotMoveBackWhereTheRawRankDoes) {
   const std::uint64_t ranks[] = {10, 12, 9, 11, 8};  // VIPs cut in at the 2nd and 4th poll
   std::int64_t t = s_ns;
   for (std::uint64_t rank : ranks) {
-    ASSERT_TRUE(f.due_lookup(7, t));
+    auto* rec = f.find(7);
+    ASSERT_NE(rec, nullptr);
+    ASSERT_TRUE(models::poll_follower::due_lookup(*rec, t));
     models::poll_follower::answer a{rank, {1.0, 1.0, 1.0, 1.0}};
-    t += f.poll(7, t, &a, pc);
+    t += f.poll(*rec, t, &a, pc);
   }
   f.finish(7, t, true);
   const auto& c = f.results()[0];
