@@ -43,8 +43,7 @@ std::int64_t ns_of(double s) {
 }
 }  // namespace
 
-progression_counter::progression_counter(std::int64_t interval_ns)
-    : interval_ns_(interval_ns) {
+progression_counter::progression_counter(std::int64_t interval_ns) : interval_ns_(interval_ns) {
   constexpr std::int64_t second = 1'000'000'000;
   grid_ns_ = std::gcd(interval_ns, second);
   grid_ = grid_ns_ >= 100'000'000;

@@ -146,9 +146,7 @@ int main(int argc, char** argv) {
     } else if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      fmt::print(
-          stderr,
-          "usage: waitroom_bench [--runs N] [--scale F] [--only WORKLOAD|zset]\n");
+      fmt::print(stderr, "usage: waitroom_bench [--runs N] [--scale F] [--only WORKLOAD|zset]\n");
       return 2;
     }
   }
