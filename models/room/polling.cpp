@@ -43,6 +43,19 @@ std::int64_t ns_of(double s) {
 }
 }  // namespace
 
+std::uint64_t polling_result::commands_in_second(std::size_t i) const {
+  const auto& s = per_second;
+  auto at = [i](const std::vector<std::uint64_t>& v) { return i < v.size() ? v[i] : 0; };
+  return at(s.enter) + at(s.remove) + at(s.release) + 2 * at(s.lookups) + 2 * at(s.discoveries);
+}
+
+std::uint64_t polling_result::peak_commands_per_second() const {
+  std::uint64_t peak = 0;
+  for (std::size_t i = 0; i < per_second.enter.size(); ++i)
+    peak = std::max(peak, commands_in_second(i));
+  return peak;
+}
+
 progression_counter::progression_counter(std::int64_t interval_ns) : interval_ns_(interval_ns) {
   constexpr std::int64_t second = 1'000'000'000;
   grid_ns_ = std::gcd(interval_ns, second);

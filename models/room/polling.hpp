@@ -61,6 +61,11 @@ struct polling_result {
   sim::running_moments discovery_delay_s;  // release -> the lookup that tells the user
   std::uint64_t followed_users = 0;
   std::vector<follow_class_result> by_class;
+  // Redis commands in each second with the status cache: entries, removals, release
+  // scripts, two per lookup (rank and length) and two per release lookup (rank and the
+  // released set).
+  std::uint64_t commands_in_second(std::size_t s) const;
+  std::uint64_t peak_commands_per_second() const;
 };
 
 // Counts arithmetic progressions of poll times (first + k * interval, k < count) per second

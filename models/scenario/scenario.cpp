@@ -516,7 +516,8 @@ std::optional<admission_spec> read_admission(const object_reader& top) {
 
 // "sla": {"confidence": 0.95, "replications": 10, "targets": [{"class": "vip",
 // "metric": "mean_wait_s", "max": 20}, ...]}
-std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<user_class>& classes) {
+std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<user_class>& classes,
+                                 bool polling, bool backend) {
   auto r = top.object("sla", {"confidence", "replications", "targets"}, false);
   if (!r) return std::nullopt;
   sla_spec spec;
@@ -536,6 +537,12 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
     const auto& names = sla_metric_names();
     target.metric =
         static_cast<sla_metric>(std::find(names.begin(), names.end(), metric) - names.begin());
+    if (needs_polling(target.metric) && !polling)
+      t.fail("metric", "a metric the scenario can measure ('" + metric + "' needs a polling block)",
+             metric);
+    if (needs_backend(target.metric) && !backend)
+      t.fail("metric", "a metric the scenario can measure ('" + metric + "' needs a backend block)",
+             metric);
     if (t.has("max")) target.max = t.number("max", std::nullopt, {0.0, 1e15});
     if (t.has("min")) target.min = t.number("min", std::nullopt, {0.0, 1e15});
     if (!target.max && !target.min) t.fail("max", "a 'max' or a 'min' limit", "neither");
@@ -700,7 +707,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
                            "a horizon, since every user returns (returns/probability is 1) and "
                            "the run would never end",
                            "none");
-  s.sla = read_sla(top, s.classes);
+  s.sla = read_sla(top, s.classes, s.polling.has_value(), s.backend.has_value());
   return s;
 }
 

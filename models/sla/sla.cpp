@@ -1,12 +1,24 @@
 #include "models/sla/sla.hpp"
 
+#include <limits>
+
 namespace waitroom::models {
 
 const std::vector<std::string>& sla_metric_names() {
   static const std::vector<std::string> names = {
-      "mean_wait_s", "p50_wait_s", "p90_wait_s",    "p95_wait_s",           "p99_wait_s",
-      "p999_wait_s", "max_wait_s", "refused_share", "waiting_at_end_share", "abandoned_share"};
+      "mean_wait_s",          "p50_wait_s",       "p90_wait_s",        "p95_wait_s",
+      "p99_wait_s",           "p999_wait_s",      "max_wait_s",        "refused_share",
+      "waiting_at_end_share", "abandoned_share",  "eta_mae_s",         "rank_moved_back_share",
+      "redis_peak_per_s",     "backend_p95_rt_s", "backend_error_rate"};
   return names;
+}
+
+bool needs_polling(sla_metric m) {
+  return m == sla_metric::eta_mae_s || m == sla_metric::rank_moved_back_share ||
+         m == sla_metric::redis_peak_per_s;
+}
+bool needs_backend(sla_metric m) {
+  return m == sla_metric::backend_p95_rt_s || m == sla_metric::backend_error_rate;
 }
 
 const char* to_string(sla_metric m) {
@@ -40,6 +52,43 @@ double metric_value(const room_result& r, std::int32_t user_class, sla_metric m)
       return share(w.waiting_at_end);
     case sla_metric::abandoned_share:
       return share(w.abandoned);
+    default:
+      break;
+  }
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  if (needs_polling(m) && !r.polling) return none;
+  if (needs_backend(m) && !r.backend) return none;
+  // A followed-user figure for the class, or for everyone merged.
+  auto followed = [&] {
+    follow_class_result f;
+    f.eta.resize(eta_estimator_count);
+    for (std::size_t c = 0; c < r.polling->by_class.size(); ++c)
+      if (user_class < 0 || static_cast<std::size_t>(user_class) == c)
+        f.merge(r.polling->by_class[c]);
+    return f;
+  };
+  switch (m) {
+    case sla_metric::eta_mae_s: {
+      const auto f = followed();
+      const auto& a = f.eta[1];  // smoothed_rounds: seed 000's estimator
+      return a.predictions ? a.abs_error_s.mean() : none;
+    }
+    case sla_metric::rank_moved_back_share: {
+      const auto f = followed();
+      return f.users
+                 ? static_cast<double>(f.users_backwards_smoothed) / static_cast<double>(f.users)
+                 : none;
+    }
+    case sla_metric::redis_peak_per_s:
+      return static_cast<double>(r.polling->peak_commands_per_second());
+    case sla_metric::backend_p95_rt_s:
+      return r.backend->rt_ns.quantile(0.95) * 1e-9;
+    case sla_metric::backend_error_rate:
+      return r.backend->completed ? static_cast<double>(r.backend->timeouts) /
+                                        static_cast<double>(r.backend->completed)
+                                  : 0.0;
+    default:
+      break;
   }
   return 0.0;
 }

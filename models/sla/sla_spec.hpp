@@ -18,7 +18,19 @@ enum class sla_metric {
   refused_share,         // refused / arrived
   waiting_at_end_share,  // still waiting at the end / arrived (starvation)
   abandoned_share,       // gave up / arrived
+  // With polling (followed users of the class): seed 000's smoothed-rounds ETA, mean absolute
+  // error; share of users whose shown (smoothed) rank moved backwards at least once.
+  eta_mae_s,
+  rank_moved_back_share,
+  // Whole-room figures (the same for every class): peak Redis commands in a second (with the
+  // status cache), backend response time p95 and error rate.
+  redis_peak_per_s,
+  backend_p95_rt_s,
+  backend_error_rate,
 };
+// Metrics that need a `polling` or a `backend` block.
+bool needs_polling(sla_metric m);
+bool needs_backend(sla_metric m);
 
 struct sla_target {
   std::int32_t user_class = -1;  // -1: all users

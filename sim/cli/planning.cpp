@@ -1,6 +1,7 @@
 // `waitroom sweep` and `waitroom plan`: many configurations of one scenario, each run as
 // independent replications on common random numbers (every point uses the same seed).
 #include <unistd.h>
+#include <limits>
 
 #include <algorithm>
 #include <chrono>
@@ -297,6 +298,18 @@ int sweep_command(const std::vector<std::string>& args) {
   return write_or_print(a, j.dump() + "\n");
 }
 
+// A metric a run cannot measure is NaN, written as null.
+models::metric_table table_from_json(const nlohmann::json& j) {
+  models::metric_table t;
+  for (const auto& row : j) {
+    models::metric_row r;
+    for (const auto& x : row)
+      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
+    t.push_back(std::move(r));
+  }
+  return t;
+}
+
 int merge_command(const std::vector<std::string>& args) {
   try {
     common_args m = parse_args("merge", args, command_kind::merge);
@@ -342,7 +355,7 @@ int merge_command(const std::vector<std::string>& args) {
     for (const auto& sh : shards)
       for (const auto& u : sh["units"])
         points.at(u["point"].get<std::size_t>()).tables.at(u["replication"].get<std::size_t>()) =
-            u["table"].get<models::metric_table>();
+            table_from_json(u["table"]);
     return sweep_output(a, axes, points, reps);
   } catch (const nlohmann::json::exception& e) {
     fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/room/room.hpp"
+#include "models/sla/sla.hpp"
 #include "reports/report.hpp"
 #include "support/test_support.hpp"
 
@@ -218,4 +219,22 @@ TEST(UsersSide, LittlesLawInTheResultCountsThoseWhoGaveUp) {
   ASSERT_GT(r.overall.abandoned, 1000u);
   auto j = reports::result_json(s, r, "test");
   EXPECT_LT(j["littles_law"]["relative_gap"].get<double>(), 1e-9);
+}
+
+TEST(UsersSide, SlaMetricsAreTheFiguresOfTheResult) {
+  auto s = scenario_from(crowd(R"({"interval_s": 2, "cache_s": 10, "follow_share": 0.2})"));
+  auto r = models::run_scenario(s, 1);
+  auto j = reports::result_json(s, r, "test");
+  const auto& p = j["polling"];
+  EXPECT_EQ(models::metric_value(r, -1, models::sla_metric::redis_peak_per_s),
+            p["peak_per_second"]["total"].get<double>());
+  for (std::int32_t c = 0; c < 2; ++c) {
+    const auto& fc = p["followed"]["by_class"][static_cast<std::size_t>(c)];
+    EXPECT_DOUBLE_EQ(models::metric_value(r, c, models::sla_metric::eta_mae_s),
+                     fc["eta"]["smoothed_rounds"]["mae_s"].get<double>());
+    EXPECT_DOUBLE_EQ(models::metric_value(r, c, models::sla_metric::rank_moved_back_share),
+                     fc["moved_backwards"]["smoothed"]["share_of_users"].get<double>());
+  }
+  // No backend: its metrics are not numbers (and a scenario asking for them does not load).
+  EXPECT_TRUE(std::isnan(models::metric_value(r, -1, models::sla_metric::backend_p95_rt_s)));
 }
