@@ -91,15 +91,15 @@ void progression_counter::flush(std::vector<std::uint64_t>& per_second) {
   diff_.clear();
 }
 
-poll_counter::poll_counter(const polling_spec& spec, bool lottery, std::size_t classes)
+poll_counter::poll_counter(const polling_spec& spec, bool lottery, std::size_t classes,
+                           std::uint64_t salt)
     : spec_(spec),
       fixed_ns_(ns_of(spec.interval_s)),
       cache_ns_(ns_of(spec.cache_s)),
-      suggest_every_ns_(ns_of(spec.suggest_every_s)) {
+      suggest_every_ns_(ns_of(spec.suggest_every_s)),
+      jitter_ns_(ns_of(spec.start_jitter_s)),
+      salt_(salt) {
   for (const auto& st : spec.suggest) step_ns_.push_back(ns_of(st.interval_s));
-  max_gap_ns_ = 0;
-  for (std::int64_t i : step_ns_.empty() ? std::vector<std::int64_t>{fixed_ns_} : step_ns_)
-    max_gap_ns_ = std::max(max_gap_ns_, polls_per_lookup(i) * i);
   // A lottery keeps users in sets: membership and set size stand in for rank and length.
   result_.rank_command = lottery ? "SISMEMBER" : "ZRANK";
   result_.length_command = lottery ? "SCARD" : "ZCARD";
@@ -153,13 +153,20 @@ void poll_counter::grow(std::int64_t t_ns) {
     v->resize(seconds_, 0);
 }
 
-std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool released) {
-  grow(exit + max_gap_ns_);
+std::int64_t poll_counter::start_offset(std::uint32_t user) const {
+  if (jitter_ns_ == 0) return 0;
+  const double u = static_cast<double>(sim::mix64(user ^ salt_) >> 11) * 0x1.0p-53;
+  return static_cast<std::int64_t>(u * static_cast<double>(jitter_ns_));
+}
+
+std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool released,
+                                std::uint32_t user) {
+  grow(exit);  // polls before exit; later ones grow the series as they are counted
   auto& s = result_.per_second;
   // t is a lookup; the polls after it, every `interval`, are answered from the cache until
   // the next lookup n polls later.
   std::int64_t interval = interval_at(entry);
-  std::int64_t t = entry + interval;  // the first poll always looks up
+  std::int64_t t = entry + start_offset(user) + interval;  // the first poll always looks up
   std::int64_t last = 0, n = 1;
   bool looked_up = false;
   auto polls_before = [](std::int64_t from, std::int64_t step, std::int64_t until) {
@@ -194,11 +201,11 @@ std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool rele
   std::int64_t uncached = t;
   if (looked_up) {
     for (std::int64_t u = last + interval; u < t; u += interval)
-      if (u >= exit) ++s.post_release_polls[second_of(u)];
+      if (u >= exit) bump(s.post_release_polls, u);
     uncached = last + ((exit - last + interval - 1) / interval) * interval;
   }
-  ++s.discoveries[second_of(t)];
-  ++s.uncached_discoveries[second_of(uncached)];
+  bump(s.discoveries, t);
+  bump(s.uncached_discoveries, uncached);
   result_.discovery_delay_s.add(static_cast<double>(t - exit) * 1e-9);
   return t;
 }

@@ -90,7 +90,9 @@ class progression_counter {
 // The population's polls and the room's own commands.
 class poll_counter {
  public:
-  poll_counter(const polling_spec& spec, bool lottery, std::size_t classes);
+  poll_counter(const polling_spec& spec, bool lottery, std::size_t classes, std::uint64_t salt = 0);
+  // The user's first poll comes this long after entry plus one interval (start_jitter_s).
+  std::int64_t start_offset(std::uint32_t user) const;
 
   // The server's suggestion is refreshed at k * suggest_every_s from the queue length.
   bool suggests() const { return !spec_.suggest.empty(); }
@@ -107,7 +109,7 @@ class poll_counter {
   // Counts every poll of a visit that entered at `entry` and left the queue at `exit`
   // (polls at times < exit find it waiting). For a release, also the cached polls until the
   // first lookup at or after exit, which tells the user; returns that time (else exit).
-  std::int64_t walk(std::int64_t entry_ns, std::int64_t exit_ns, bool released);
+  std::int64_t walk(std::int64_t entry_ns, std::int64_t exit_ns, bool released, std::uint32_t user);
 
   void count_enter(std::int64_t t_ns) { bump(result_.per_second.enter, t_ns); }
   void count_remove(std::int64_t t_ns) { bump(result_.per_second.remove, t_ns); }
@@ -134,8 +136,8 @@ class poll_counter {
   }
 
   const polling_spec& spec_;
-  std::int64_t fixed_ns_, cache_ns_, suggest_every_ns_;
-  std::int64_t max_gap_ns_;  // the longest time between two lookups
+  std::int64_t fixed_ns_, cache_ns_, suggest_every_ns_, jitter_ns_;
+  std::uint64_t salt_;
   std::vector<std::int64_t> step_ns_;
   std::vector<std::uint8_t> suggestion_;  // step index per refresh
   // Per interval step: waiting polls every interval, lookups every n intervals.

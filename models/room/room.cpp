@@ -79,7 +79,8 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
     window_ns_ = sim::sim_time::from_seconds(s.backend->window_s).ns();
   }
   if (s.polling) {
-    polls_.emplace(*s.polling, lottery_, s.classes.size());
+    polls_.emplace(*s.polling, lottery_, s.classes.size(),
+                   sim::rng(seed, replication, "poll_phase").next());
     // A lottery has no rank to show: users are not followed there.
     if (!lottery_ && s.polling->follow_share > 0) {
       board_.emplace(*s.polling, s.lists.size());
@@ -183,9 +184,9 @@ room_result room::run() {
   if (polls_) {  // the polls of users still waiting
     for (const auto& l : lists_)
       l->tree().for_range(0, l->zcard(),
-                          [&](zentry e) { polls_->walk(entry_ns_[e.id], end_ns, false); });
+                          [&](zentry e) { polls_->walk(entry_ns_[e.id], end_ns, false, e.id); });
     for (const auto& set : lottery_sets_)
-      for (std::uint32_t user : set) polls_->walk(entry_ns_[user], end_ns, false);
+      for (std::uint32_t user : set) polls_->walk(entry_ns_[user], end_ns, false, user);
     result_.polling = std::move(polls_->finish());
     if (follower_) {
       follower_->finish_all(end_ns);
@@ -344,8 +345,9 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
     if (follower_ && follower_->follows(user)) {
       ++followed_;
       follower_->start(user, user_class, now.ns());
-      sim_.schedule(now + sim::sim_time::from_ns(polls_->interval_at(now.ns())), p_sample, k_poll,
-                    user);
+      sim_.schedule(
+          now + sim::sim_time::from_ns(polls_->start_offset(user) + polls_->interval_at(now.ns())),
+          p_sample, k_poll, user);
     }
   }
   result_.peak_queue_length = std::max(result_.peak_queue_length, queued_);
@@ -394,7 +396,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   if (gate_) after_release();
   std::int64_t told = sim_.now().ns();  // when the user learns of the release
   if (polls_) {
-    told = polls_->walk(entry_ns_[user], told, true);
+    told = polls_->walk(entry_ns_[user], told, true, user);
     if (board_) board_->left(list, true);
     if (follower_ && follower_->follows(user)) follower_->finish(user, sim_.now().ns(), true);
   }
@@ -576,7 +578,7 @@ void room::on_abandon(std::uint32_t user) {
   --waiting_by_class_[c];
   trace(user, c, "abandon", static_cast<std::int32_t>(l));
   if (polls_) {
-    polls_->walk(entry_ns_[user], sim_.now().ns(), false);
+    polls_->walk(entry_ns_[user], sim_.now().ns(), false, user);
     polls_->count_remove(sim_.now().ns());
     if (board_) board_->left(l, false);
     if (follower_ && follower_->follows(user)) follower_->finish(user, sim_.now().ns(), false);

@@ -588,10 +588,11 @@ std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
 }
 
 std::optional<polling_spec> read_polling(const object_reader& top) {
-  auto r = top.object("polling",
-                      {"interval_s", "suggest", "suggest_every_s", "cache_s", "smooth_rank_s",
-                       "follow_share", "eta_rounds", "eta_recent_s", "eta_fit_samples"},
-                      false);
+  auto r =
+      top.object("polling",
+                 {"interval_s", "suggest", "suggest_every_s", "cache_s", "start_jitter_s",
+                  "smooth_rank_s", "follow_share", "eta_rounds", "eta_recent_s", "eta_fit_samples"},
+                 false);
   if (!r) return std::nullopt;
   polling_spec p;
   // Poll times are whole milliseconds, so that counts per second are exact in integers.
@@ -622,6 +623,7 @@ std::optional<polling_spec> read_polling(const object_reader& top) {
       r->fail("suggest_every_s", "no refresh period without suggested intervals", "one");
   }
   p.cache_s = r->number("cache_s", 0.0, {0.0, 86400.0});
+  p.start_jitter_s = r->number("start_jitter_s", 0.0, {0.0, 86400.0});
   p.smooth_rank_s = r->number("smooth_rank_s", 10.0, {0.0, 86400.0});
   p.follow_share = r->number("follow_share", 0.01, {0.0, 1.0});
   p.eta_rounds = static_cast<std::uint32_t>(r->integer("eta_rounds", 5, 1, 1000));
@@ -893,6 +895,7 @@ json to_json(const scenario& s) {
       pj["suggest_every_s"] = p.suggest_every_s;
     }
     pj["cache_s"] = p.cache_s;
+    pj["start_jitter_s"] = p.start_jitter_s;
     pj["smooth_rank_s"] = p.smooth_rank_s;
     pj["follow_share"] = p.follow_share;
     pj["eta_rounds"] = p.eta_rounds;

@@ -122,6 +122,10 @@ struct polling_spec {
   std::vector<suggest_step> suggest;  // empty: a fixed interval
   double suggest_every_s = 1.0;
   double cache_s = 0.0;
+  // Each user's first poll comes one interval after entry plus a uniform share of this (a
+  // per-user phase: pages load and timers start at different moments). 0: users who
+  // entered together poll together.
+  double start_jitter_s = 0.0;
   double smooth_rank_s = 10.0;  // shown rank: the minimum over this window
   double follow_share = 0.01;
   std::uint32_t eta_rounds = 5;        // seed 000's smoothing of the last rounds

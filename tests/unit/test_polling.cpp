@@ -23,9 +23,9 @@ struct reference_counts {
   std::map<std::int64_t, std::uint64_t> waiting, lookups, after, discovery, uncached_discovery;
 };
 void reference_walk(const models::poll_counter& pc, std::int64_t cache_ns, std::int64_t entry,
-                    std::int64_t exit, bool released, reference_counts& out) {
+                    std::int64_t exit, bool released, std::uint32_t user, reference_counts& out) {
   std::int64_t interval = pc.interval_at(entry);
-  std::int64_t t = entry + interval;
+  std::int64_t t = entry + pc.start_offset(user) + interval;
   std::int64_t cached_at = -1;  // no answer yet
   bool uncached_told = false;
   for (;;) {
@@ -66,19 +66,19 @@ void expect_same(const std::map<std::int64_t, std::uint64_t>& want,
 }
 
 void check_walk_against_reference(polling_spec spec) {
-  models::poll_counter pc(spec, false, 1);
+  models::poll_counter pc(spec, false, 1, 99);
   sim::rng rng(7, 0, "walk");
   // The server's suggestion over the first 2,000 s, from a random queue-length path.
   if (pc.suggests())
     for (int k = 0; k < 2000; ++k) pc.refresh_suggestion(rng.below(20000));
   reference_counts ref;
   const std::int64_t cache_ns = sim::sim_time::from_seconds(spec.cache_s).ns();
-  for (int u = 0; u < 3000; ++u) {
+  for (std::uint32_t u = 0; u < 3000; ++u) {
     const auto entry = static_cast<std::int64_t>(rng.below(600'000'000'000ULL));
     const auto exit = entry + static_cast<std::int64_t>(rng.below(900'000'000'000ULL));
     const bool released = rng.below(4) != 0;
-    reference_walk(pc, cache_ns, entry, exit, released, ref);
-    const std::int64_t told = pc.walk(entry, exit, released);
+    reference_walk(pc, cache_ns, entry, exit, released, u, ref);
+    const std::int64_t told = pc.walk(entry, exit, released, u);
     if (released) {
       EXPECT_GE(told, exit);
     } else {
@@ -99,6 +99,8 @@ TEST(Polling, WalkMatchesPollByPollReferenceFixedInterval) {
   polling_spec spec;
   spec.interval_s = 3;
   spec.cache_s = 10;
+  check_walk_against_reference(spec);
+  spec.start_jitter_s = 20;  // first polls further out than a whole cache cycle
   check_walk_against_reference(spec);
 }
 
@@ -122,6 +124,7 @@ TEST(Polling, WalkMatchesPollByPollReferenceSuggestedIntervals) {
   spec.suggest = {{0, 5.0}, {5000, 2.0}, {15000, 1.3}};
   spec.suggest_every_s = 1;
   spec.cache_s = 7;
+  spec.start_jitter_s = 2;
   check_walk_against_reference(spec);
 }
 
@@ -132,7 +135,7 @@ TEST(Polling, CacheLooksUpOncePerCeilCacheOverInterval) {
   spec.cache_s = 10;
   models::poll_counter pc(spec, false, 1);
   EXPECT_EQ(pc.polls_per_lookup(3 * s_ns), 4);
-  const std::int64_t told = pc.walk(0, 100 * s_ns, true);  // polls at 3..99 wait
+  const std::int64_t told = pc.walk(0, 100 * s_ns, true, 0);  // polls at 3..99 wait
   std::uint64_t polls = 0, lookups = 0;
   const auto& fin = pc.finish().per_second;
   for (auto n : fin.waiting_polls) polls += n;

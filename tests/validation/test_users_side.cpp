@@ -64,7 +64,9 @@ TEST(UsersSide, WithoutCacheCountsEqualTheCounterfactualOfACachedRun) {
 
 TEST(UsersSide, FollowingEveryoneSeesExactlyThePopulationsPolls) {
   auto r = models::run_scenario(
-      scenario_from(crowd(R"({"interval_s": 2, "cache_s": 5, "follow_share": 1})")), 3);
+      scenario_from(
+          crowd(R"({"interval_s": 2, "cache_s": 5, "follow_share": 1, "start_jitter_s": 2})")),
+      3);
   const auto& p = *r.polling;
   std::uint64_t followed_polls = 0, followed_users = 0;
   for (const auto& c : p.by_class) {
