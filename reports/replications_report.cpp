@@ -19,10 +19,28 @@ json interval_json(const sim::interval& iv) {
   return {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
 }
 
-json class_summary(const std::vector<models::room_result>& rs, std::int32_t c, double level) {
+// Metrics beyond the waits, where the scenario can measure them; the whole-room ones
+// (Redis, backend) only for everyone.
+constexpr models::sla_metric extra_metrics[] = {
+    models::sla_metric::abandoned_share,       models::sla_metric::eta_mae_s,
+    models::sla_metric::rank_moved_back_share, models::sla_metric::redis_peak_per_s,
+    models::sla_metric::backend_p95_rt_s,      models::sla_metric::backend_error_rate};
+
+bool whole_room(models::sla_metric m) {
+  return m == models::sla_metric::redis_peak_per_s || models::needs_backend(m);
+}
+
+json class_summary(const models::scenario& s, const std::vector<models::room_result>& rs,
+                   std::int32_t c, double level) {
   json j;
   for (auto m : summary_metrics)
     j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
+  for (auto m : extra_metrics) {
+    if ((models::needs_polling(m) && !s.polling) || (models::needs_backend(m) && !s.backend) ||
+        (whole_room(m) && c >= 0))
+      continue;
+    j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
+  }
   models::wait_stats pooled;
   for (const auto& r : rs)
     pooled.merge(c < 0 ? r.overall : r.by_class[static_cast<std::size_t>(c)]);
@@ -48,11 +66,11 @@ json replications_json(const models::scenario& s, const std::vector<models::room
   j["scenario"] = models::to_json(s);
   j["classes"] = json::array();
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
-    json cj = class_summary(rs, static_cast<std::int32_t>(c), level);
+    json cj = class_summary(s, rs, static_cast<std::int32_t>(c), level);
     cj["name"] = s.classes[c].name;
     j["classes"].push_back(cj);
   }
-  j["overall"] = class_summary(rs, -1, level);
+  j["overall"] = class_summary(s, rs, -1, level);
   j["per_replication"] = json::array();
   for (const auto& r : rs)
     j["per_replication"].push_back({{"replication", r.replication},

@@ -179,7 +179,6 @@ class poll_follower {
   poll_follower(const polling_spec& spec, std::uint64_t salt, std::size_t classes);
   bool follows(std::uint32_t user) const;
   void start(std::uint32_t user, std::uint32_t user_class, std::int64_t entry_ns);
-  bool active(std::uint32_t user) const { return users_.count(user) > 0; }
   // A poll at now: `lookup` says whether the cache had expired; if so the answer is
   // (rank, ETAs) computed now. Returns the interval until the next poll.
   struct answer {

@@ -240,3 +240,19 @@ TEST(UsersSide, SlaMetricsAreTheFiguresOfTheResult) {
   // No backend: its metrics are not numbers (and a scenario asking for them does not load).
   EXPECT_TRUE(std::isnan(models::metric_value(r, -1, models::sla_metric::backend_p95_rt_s)));
 }
+
+TEST(UsersSide, ReplicationsReportTheMetricsTheScenarioMeasures) {
+  auto s = scenario_from(crowd(R"({"interval_s": 2, "cache_s": 10, "follow_share": 0.1})"));
+  std::vector<models::room_result> rs;
+  for (std::uint64_t k = 0; k < 3; ++k) rs.push_back(models::run_scenario(s, s.seed, k));
+  auto j = reports::replications_json(s, rs, 0.95, "test");
+  EXPECT_TRUE(j["classes"][0].contains("eta_mae_s"));
+  EXPECT_TRUE(j["classes"][0].contains("abandoned_share"));
+  EXPECT_FALSE(j["classes"][0].contains("redis_peak_per_s"));  // a whole-room figure
+  EXPECT_TRUE(j["overall"].contains("redis_peak_per_s"));
+  EXPECT_FALSE(j["overall"].contains("backend_p95_rt_s"));  // no backend here
+  const double peak = j["overall"]["redis_peak_per_s"]["estimate"].get<double>();
+  double sum = 0;
+  for (const auto& r : rs) sum += models::metric_value(r, -1, models::sla_metric::redis_peak_per_s);
+  EXPECT_DOUBLE_EQ(peak, sum / 3);
+}
