@@ -270,6 +270,9 @@ void room::handle(const sim::event& e) {
       --reach_in_flight_;
       backend_arrive();
       break;
+    case k_ps_done:
+      on_ps_done(e.arg);
+      break;
     case k_reclaim:
       ++result_.backend->reclaimed;
       ++reclaim_credit_;
@@ -706,7 +709,8 @@ void room::backend_advance(std::int64_t now) {
     const std::int64_t end = window_start_ns_ + window_ns_;
     const std::int64_t upto = std::min(now, end);
     const double dt = static_cast<double>(upto - window_last_ns_) * 1e-9;
-    window_busy_ += static_cast<double>(backend_busy_) * dt;
+    // In processor sharing every worker is busy while there are at least as many jobs.
+    window_busy_ += static_cast<double>(std::min(backend_busy_, backend_workers_)) * dt;
     window_capacity_ += static_cast<double>(backend_workers_) * dt;
     window_last_ns_ = upto;
     if (now < end) return;
@@ -761,6 +765,21 @@ void room::backend_arrive() {
     job = static_cast<std::uint32_t>(job_released_ns_.size());
     job_released_ns_.push_back(sim_.now().ns());
   }
+  if (sc_.backend->processor_sharing) {
+    const std::int64_t now = sim_.now().ns();
+    backend_advance(now);
+    ps_advance(now);
+    const double demand = std::max(0.0, sc_.backend->service_s.sample(backend_rng_));
+    ps_jobs_.emplace_back(ps_v_ + demand, job);
+    std::push_heap(ps_jobs_.begin(), ps_jobs_.end(), std::greater<>{});
+    ++backend_busy_;
+    // No queue in processor sharing: the peak counts jobs beyond one per worker.
+    if (backend_busy_ > backend_workers_)
+      result_.backend->peak_queue =
+          std::max<std::uint64_t>(result_.backend->peak_queue, backend_busy_ - backend_workers_);
+    ps_reschedule();
+    return;
+  }
   if (backend_busy_ < backend_workers_) {
     backend_start(job);
   } else {
@@ -780,6 +799,52 @@ void room::backend_start(std::uint32_t job) {
 void room::on_service_end(std::uint32_t job) {
   backend_advance(sim_.now().ns());
   --backend_busy_;
+  backend_done(job);
+  while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
+    backend_start(backend_queue_.front());
+    backend_queue_.pop_front();
+  }
+}
+
+// Processor sharing: every job in the backend progresses at min(1, workers / jobs) of a
+// worker. ps_v_ is the service each job has received since time 0 (a common virtual clock),
+// so a job finishes when ps_v_ reaches its arrival's ps_v_ plus its service demand.
+void room::ps_advance(std::int64_t now) {
+  if (backend_busy_ > 0 && backend_workers_ > 0)
+    ps_v_ +=
+        std::min(1.0, static_cast<double>(backend_workers_) / static_cast<double>(backend_busy_)) *
+        static_cast<double>(now - ps_last_ns_) * 1e-9;
+  ps_last_ns_ = now;
+}
+
+void room::ps_reschedule() {
+  ++ps_generation_;  // the completion event scheduled before is stale from now on
+  if (ps_jobs_.empty() || backend_workers_ == 0) return;
+  const double rate =
+      std::min(1.0, static_cast<double>(backend_workers_) / static_cast<double>(backend_busy_));
+  const double left_s = std::max(0.0, (ps_jobs_.front().first - ps_v_) / rate);
+  // Rounded up to the next nanosecond, so that the job is done when the event comes.
+  const auto dt = static_cast<std::int64_t>(std::ceil(left_s * 1e9));
+  sim_.schedule(sim::sim_time::from_ns(sim_.now().ns() + dt), p_control, k_ps_done, ps_generation_);
+}
+
+void room::on_ps_done(std::uint32_t generation) {
+  if (generation != ps_generation_) return;
+  const std::int64_t now = sim_.now().ns();
+  backend_advance(now);
+  ps_advance(now);
+  constexpr double one_ns = 1e-9;  // rounding in the virtual clock
+  while (!ps_jobs_.empty() && ps_jobs_.front().first <= ps_v_ + one_ns) {
+    const std::uint32_t job = ps_jobs_.front().second;
+    std::pop_heap(ps_jobs_.begin(), ps_jobs_.end(), std::greater<>{});
+    ps_jobs_.pop_back();
+    --backend_busy_;
+    backend_done(job);
+  }
+  ps_reschedule();
+}
+
+void room::backend_done(std::uint32_t job) {
   const std::int64_t rt = sim_.now().ns() - job_released_ns_[job];
   ++window_completed_;
   window_rt_ms_.push_back(static_cast<double>(rt) * 1e-6);
@@ -799,14 +864,16 @@ void room::on_service_end(std::uint32_t job) {
     rt_window_.emplace_back(sim_.now().ns(), rt_ms);
     rt_window_sum_ += rt_ms;
   }
-  while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
-    backend_start(backend_queue_.front());
-    backend_queue_.pop_front();
-  }
 }
 
 void room::on_capacity(std::uint32_t index) {
   backend_advance(sim_.now().ns());
+  if (sc_.backend->processor_sharing) {
+    ps_advance(sim_.now().ns());
+    backend_workers_ = sc_.backend->capacity[index].workers;
+    ps_reschedule();
+    return;
+  }
   backend_workers_ = sc_.backend->capacity[index].workers;
   while (backend_busy_ < backend_workers_ && !backend_queue_.empty()) {
     backend_start(backend_queue_.front());

@@ -175,6 +175,7 @@ class room {
     k_poll,         // arg: a followed user polls
     k_reach,        // a released user reaches the backend
     k_reclaim,      // an unused release is taken back
+    k_ps_done,      // arg: a generation; processor sharing's next completion
   };
   static constexpr std::uint8_t boosted_bit = 0x80;
   static constexpr std::uint8_t class_mask = 0x7f;
@@ -199,6 +200,10 @@ class room {
   // A released user learns of it at told_ns, then reaches the backend (or not).
   void to_backend(std::int64_t told_ns);
   void backend_advance(std::int64_t now_ns);  // utilisation and per-window percentiles
+  void backend_done(std::uint32_t job);       // a response: RT, timeouts, controllers
+  void ps_advance(std::int64_t now_ns);
+  void ps_reschedule();
+  void on_ps_done(std::uint32_t generation);
   void close_window();
   std::uint64_t tick_batch();  // the controller's (or the fixed) batch for this tick
   // A visit ended (released): earn a credit, schedule the person's return.
@@ -307,6 +312,11 @@ class room {
   double window_busy_ = 0, window_capacity_ = 0;
   std::uint64_t window_completed_ = 0, window_timeouts_ = 0;
   std::vector<double> window_rt_ms_;
+  // Processor sharing: (virtual finish, job) in a min-heap; backend_busy_ counts the jobs.
+  std::vector<std::pair<double, std::uint32_t>> ps_jobs_;
+  double ps_v_ = 0;
+  std::int64_t ps_last_ns_ = 0;
+  std::uint32_t ps_generation_ = 0;
 
   // Polling (see polling.hpp): exact command counts for everyone, events for followed users.
   std::optional<poll_counter> polls_;

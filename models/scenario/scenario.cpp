@@ -553,8 +553,8 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
 
 std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
   auto r = top.object("backend",
-                      {"workers", "service_s", "capacity", "timeout_s", "arrival_delay_s",
-                       "no_show_probability", "reclaim_s", "window_s"},
+                      {"workers", "service_s", "discipline", "capacity", "timeout_s",
+                       "arrival_delay_s", "no_show_probability", "reclaim_s", "window_s"},
                       false);
   if (!r) return std::nullopt;
   if (!tick)
@@ -563,6 +563,7 @@ std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
   backend_spec b;
   b.workers = static_cast<std::uint32_t>(r->integer("workers", std::nullopt, 1, 10'000'000));
   b.service_s = read_distribution(*r, "service_s");
+  b.processor_sharing = r->choice("discipline", "fifo", {"fifo", "ps"}) == "ps";
   if (r->has("capacity")) {
     const json& arr = r->array("capacity", 1);
     double last = -1;
@@ -870,7 +871,9 @@ json to_json(const scenario& s) {
     j["queue"]["compensation"] = cj;
   }
   if (s.backend) {
-    json b{{"workers", s.backend->workers}, {"service_s", to_json(s.backend->service_s)}};
+    json b{{"workers", s.backend->workers},
+           {"service_s", to_json(s.backend->service_s)},
+           {"discipline", s.backend->processor_sharing ? "ps" : "fifo"}};
     if (!s.backend->capacity.empty()) {
       b["capacity"] = json::array();
       for (const auto& ch : s.backend->capacity)

@@ -97,6 +97,9 @@ struct backend_spec {
   sim::distribution service_s = sim::distribution::exponential(1.0);
   std::vector<capacity_change> capacity;
   std::optional<double> timeout_s;
+  // Processor sharing instead of FIFO: every job in the backend is served at once, each at
+  // min(1, workers / jobs) of a worker (a web server's threads, a database's connections).
+  bool processor_sharing = false;
   // Released users reach the backend after arrival_delay_s (after learning of their release
   // at a poll, when users poll); a no_show_probability share never come. A release not used
   // within reclaim_s is taken back and its slot returns to the queue (seed 000 §4.1): the
