@@ -268,12 +268,14 @@ void room::handle(const sim::event& e) {
       break;
     case k_reach:
       --reach_in_flight_;
+      trace_later(e.arg, "reach");
       backend_arrive();
       break;
     case k_ps_done:
       on_ps_done(e.arg);
       break;
     case k_reclaim:
+      trace_later(e.arg, "reclaim");
       ++result_.backend->reclaimed;
       ++reclaim_credit_;
       break;
@@ -403,7 +405,7 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
     if (board_) board_->left(list, true);
     if (follower_ && follower_->follows(user)) follower_->finish(user, sim_.now().ns(), true);
   }
-  if (sc_.backend) to_backend(told);
+  if (sc_.backend) to_backend(user, c, told);
   if (sc_.compensation || sc_.returns) {
     const bool was_boosted = boosted(user);
     std::int64_t credit_day = -1;
@@ -681,7 +683,7 @@ void room::on_control() {
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(c.every_s), p_control, k_control);
 }
 
-void room::to_backend(std::int64_t told_ns) {
+void room::to_backend(std::uint32_t user, std::uint32_t user_class, std::int64_t told_ns) {
   const auto& spec = *sc_.backend;
   auto& b = *result_.backend;
   const std::int64_t now = sim_.now().ns();
@@ -690,18 +692,23 @@ void room::to_backend(std::int64_t told_ns) {
   const bool no_show =
       spec.no_show_probability > 0 && reach_rng_.uniform01() < spec.no_show_probability;
   const std::int64_t deadline = now + sim::sim_time::from_seconds(spec.reclaim_s).ns();
+  // The user's class for later trace lines (the user's own records may be freed by then).
+  if (trace_) traced_class_[user] = static_cast<std::uint8_t>(user_class);
   if (no_show || reach > deadline) {  // the release is held until the deadline, then taken back
     ++(no_show ? b.no_shows : b.late);
-    sim_.schedule(sim::sim_time::from_ns(deadline), p_control, k_reclaim);
+    trace(user, user_class, no_show ? "no_show" : "late", -1);  // decided at the release
+    sim_.schedule(sim::sim_time::from_ns(deadline), p_control, k_reclaim, user);
     return;
   }
   b.arrival_delay_s.add(static_cast<double>(reach - now) * 1e-9);
   if (reach <= now) {
+    trace(user, user_class, "reach", -1);
+    traced_class_.erase(user);
     backend_arrive();
     return;
   }
   ++reach_in_flight_;
-  sim_.schedule(sim::sim_time::from_ns(reach), p_control, k_reach);
+  sim_.schedule(sim::sim_time::from_ns(reach), p_control, k_reach, user);
 }
 
 void room::backend_advance(std::int64_t now) {

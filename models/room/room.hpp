@@ -198,7 +198,7 @@ class room {
   void on_control();
   void on_poll(std::uint32_t user);
   // A released user learns of it at told_ns, then reaches the backend (or not).
-  void to_backend(std::int64_t told_ns);
+  void to_backend(std::uint32_t user, std::uint32_t user_class, std::int64_t told_ns);
   void backend_advance(std::int64_t now_ns);  // utilisation and per-window percentiles
   void backend_done(std::uint32_t job);       // a response: RT, timeouts, controllers
   void ps_advance(std::int64_t now_ns);
@@ -346,6 +346,16 @@ class room {
   void trace(std::uint32_t user, std::uint32_t user_class, const char* action, std::int32_t list) {
     if (!trace_ || !trace_filter_.accepts(sim_.now().ns(), user)) return;
     trace_->write({sim_.now().ns(), user, token_of(user), user_class, action, list, queued_});
+  }
+
+  // A trace line for a released user, whose class was kept at the release.
+  std::unordered_map<std::uint32_t, std::uint8_t> traced_class_;
+  void trace_later(std::uint32_t user, const char* action) {
+    if (!trace_) return;
+    auto it = traced_class_.find(user);
+    if (it == traced_class_.end()) return;
+    trace(user, it->second, action, -1);
+    traced_class_.erase(it);
   }
 
   room_result result_;

@@ -13,8 +13,9 @@ struct trace_event {
   std::uint32_t user;   // the visit's serial
   std::uint64_t token;  // its queue token (the sorted-set member)
   std::uint32_t user_class;
-  const char* action;          // enter, direct, refused, release, abandon, age, rescore
-  std::int32_t list;           // the list involved, -1 when none
+  const char* action;  // enter, direct, refused, release, abandon, age, rescore; with a backend:
+                       // reach, no_show, late (decided at the release), reclaim
+  std::int32_t list;   // the list involved, -1 when none
   std::uint64_t queue_length;  // after the change
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "models/room/room.hpp"
 #include "models/sla/sla.hpp"
@@ -321,4 +322,47 @@ TEST(Backend, ProcessorSharingEqualsFifoInMeanWithExponentialService) {
   EXPECT_NEAR(ps_d.backend->rt_s.mean(), 0.18, 2e-9);  // completions round up to a ns
   EXPECT_NEAR(ps_d.backend->rt_s.max(), 0.18, 2e-9);
   EXPECT_LT(fifo_d.backend->rt_s.mean(), ps_d.backend->rt_s.mean());
+}
+
+namespace {
+struct collecting_sink : models::trace_sink {
+  std::vector<std::pair<std::uint32_t, std::string>> lines;
+  void write(const models::trace_event& e) override { lines.emplace_back(e.user, e.action); }
+};
+}  // namespace
+
+TEST(UsersSide, TraceFollowsReleasedUsersToTheBackend) {
+  // Every released user either reaches the backend or does not show and has its release
+  // taken back; the trace says which, user by user.
+  auto s = scenario_from(no_show(R"(, "no_show_probability": 0.2, "reclaim_s": 3,
+                 "arrival_delay_s": {"dist": "uniform", "min": 0.5, "max": 1})"));
+  models::room r(s, 1);
+  collecting_sink sink;
+  r.set_trace(&sink, {});
+  auto res = r.run();
+  std::map<std::uint32_t, std::vector<std::string>> by_user;
+  for (const auto& [u, a] : sink.lines) by_user[u].push_back(a);
+  std::uint64_t reached = 0, missed = 0, reclaimed = 0;
+  for (const auto& [u, actions] : by_user) {
+    ASSERT_GE(actions.size(), 3u) << u;
+    EXPECT_EQ(actions[0], "enter");
+    EXPECT_EQ(actions[1], "release");
+    if (actions[2] == "reach") {
+      ++reached;
+      EXPECT_EQ(actions.size(), 3u);
+    } else {
+      ++missed;
+      EXPECT_EQ(actions[2], "no_show");
+      // Taken back 3 s later, unless the run had drained by then.
+      ASSERT_LE(actions.size(), 4u);
+      if (actions.size() == 4) {
+        EXPECT_EQ(actions[3], "reclaim");
+        ++reclaimed;
+      }
+    }
+  }
+  EXPECT_EQ(reached, res.backend->completed);
+  EXPECT_EQ(missed, res.backend->no_shows);
+  EXPECT_EQ(reclaimed, res.backend->reclaimed);
+  EXPECT_GT(reclaimed, missed / 2);
 }
