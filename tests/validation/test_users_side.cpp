@@ -366,3 +366,25 @@ TEST(UsersSide, TraceFollowsReleasedUsersToTheBackend) {
   EXPECT_EQ(reclaimed, res.backend->reclaimed);
   EXPECT_GT(reclaimed, missed / 2);
 }
+
+TEST(UsersSide, ALotteryIsPolledThroughItsSets) {
+  // No rank in a lottery: a lookup is SISMEMBER + SCARD, nobody is followed, and the
+  // population's counts are still exact (every waiting poll of every user).
+  auto s = scenario_from(R"({"name": "lottery", "seed": 3,
+    "classes": [{"name": "vip", "share": 0.2}, {"name": "normal", "share": 0.8}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 10, "rate_per_s": 1000}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 40,
+                "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}}},
+    "polling": {"interval_s": 3, "cache_s": 0, "follow_share": 1}})");
+  auto r = models::run_scenario(s, 1);
+  auto j = reports::result_json(s, r, "test");
+  const auto& c = j["polling"]["commands"];
+  EXPECT_EQ(c["SADD"].get<std::uint64_t>(), r.overall.arrived);
+  EXPECT_FALSE(c.contains("ZRANK"));
+  const auto waiting = j["polling"]["polls"]["while_waiting"].get<std::uint64_t>();
+  EXPECT_EQ(c["SCARD"].get<std::uint64_t>(), waiting);  // no cache: every poll looks up
+  // One per waiting lookup (still in the waiting set?), two for the lookup that finds the
+  // release (not in the waiting set; in the released set).
+  EXPECT_EQ(c["SISMEMBER"].get<std::uint64_t>(), waiting + 2 * r.overall.released);
+  EXPECT_EQ(r.polling->followed_users, 0u);
+}
