@@ -34,8 +34,11 @@ struct selection_spec {
   std::vector<weight_change> schedule;      // ratio: weights changed during the run
   std::vector<double> start_probabilities;  // probabilistic: one per list
   std::vector<double> class_weights;        // lottery: one per class
-  double age_weight = 1.0;                  // scheduler: per second the head has waited
-  double length_weight = 0.0;               // scheduler: per user in the list
+  // lottery: a user's weight is its class weight x (1 + waited / wait_scale_s); 0: class
+  // weight alone.
+  double wait_scale_s = 0.0;
+  double age_weight = 1.0;     // scheduler: per second the head has waited
+  double length_weight = 0.0;  // scheduler: per user in the list
 };
 
 // Release-rate controllers (seed 000 §2.3, §4.2): the tick batch follows the backend's

@@ -91,7 +91,11 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
   const std::size_t n = s.lists.size();
   for (std::size_t l = 0; l < n; ++l)
     lists_.push_back(std::make_unique<list_zset>(this, static_cast<std::uint8_t>(l)));
-  if (lottery_) lottery_sets_.resize(s.classes.size());
+  if (lottery_) {
+    lottery_sets_.resize(s.classes.size());
+    lottery_entry_sum_.assign(s.classes.size(), 0.0L);
+    lottery_by_age_.resize(s.classes.size());
+  }
   for (const auto& l : s.lists) result_.list_names.push_back(l.name);
   result_.by_list.resize(n);
   result_.seed = seed;
@@ -105,6 +109,7 @@ std::size_t room::memory_bytes() const {
   std::size_t b = entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes() +
                   set_pos_.memory_bytes() + sim_.queue().memory_bytes();
   for (const auto& set : lottery_sets_) b += set.capacity() * sizeof(std::uint32_t);
+  for (const auto& q : lottery_by_age_) b += q.size() * sizeof(std::uint32_t);
   if (polls_) b += polls_->memory_bytes();
   if (follower_) b += follower_->memory_bytes();
   for (const auto& l : lists_) b += l->memory_bytes();
@@ -338,6 +343,10 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
     set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
     set.push_back(user);
     list_of_[user] = 0;  // waiting (in a set, not in list 0's sorted set)
+    if (sc_.release.selection.wait_scale_s > 0) {
+      lottery_entry_sum_[user_class] += static_cast<long double>(now.ns()) * 1e-9L;
+      lottery_by_age_[user_class].push_back(user);
+    }
   } else {
     lists_[l]->zadd(score_of(user), user);
   }
@@ -453,13 +462,60 @@ std::uint64_t room::release(std::uint64_t n) {
 // Like SPOP: swap member i with the last one and drop it.
 void room::lottery_remove(std::size_t c, std::uint32_t i) {
   auto& set = lottery_sets_[c];
+  if (sc_.release.selection.wait_scale_s > 0)
+    lottery_entry_sum_[c] -= static_cast<long double>(entry_ns_[set[i]]) * 1e-9L;
   list_of_[set[i]] = no_list;
   set[i] = set.back();
   set_pos_[set[i]] = i;
   set.pop_back();
 }
 
+// With wait_scale_s = tau, a user who has waited a seconds weighs w_c (1 + a / tau): a class
+// weighs w_c (n + A / tau), A its users' total wait (from the sum of entry times), and
+// within it a user is drawn uniformly with probability n / (n + A / tau), else in proportion
+// to its wait (a uniform pick accepted with probability wait / longest wait).
+void room::lottery_draw_by_wait() {
+  const auto& w = sc_.release.selection.class_weights;
+  const double tau = sc_.release.selection.wait_scale_s;
+  const std::int64_t now = sim_.now().ns();
+  const long double now_s = static_cast<long double>(now) * 1e-9L;
+  std::vector<double> waited(w.size(), 0.0);
+  double total = 0;
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    const auto n = static_cast<long double>(lottery_sets_[c].size());
+    waited[c] = std::max(0.0, static_cast<double>(n * now_s - lottery_entry_sum_[c]));
+    total += w[c] * (static_cast<double>(n) + waited[c] / tau);
+  }
+  double u = select_rng_.uniform01() * total;
+  std::size_t c = 0, last_nonempty = 0;
+  for (; c < w.size(); ++c) {
+    if (lottery_sets_[c].empty()) continue;
+    last_nonempty = c;
+    const double wc = w[c] * (static_cast<double>(lottery_sets_[c].size()) + waited[c] / tau);
+    if (u < wc) break;
+    u -= wc;
+  }
+  if (c == w.size()) c = last_nonempty;  // rounding at the top end
+  auto& set = lottery_sets_[c];
+  const auto n = static_cast<double>(set.size());
+  auto i = static_cast<std::uint32_t>(select_rng_.below(set.size()));
+  if (select_rng_.uniform01() * (n + waited[c] / tau) >= n) {
+    auto& oldest = lottery_by_age_[c];  // entry order; users gone since are dropped here
+    while (!user_alive(oldest.front()) || list_of(oldest.front()) == no_list) oldest.pop_front();
+    const auto longest = static_cast<double>(now - entry_ns_[oldest.front()]);
+    while (select_rng_.uniform01() * longest >= static_cast<double>(now - entry_ns_[set[i]]))
+      i = static_cast<std::uint32_t>(select_rng_.below(set.size()));
+  }
+  const std::uint32_t user = set[i];
+  lottery_remove(c, i);
+  admit(user, 0);
+}
+
 void room::lottery_draw() {
+  if (sc_.release.selection.wait_scale_s > 0) {
+    lottery_draw_by_wait();
+    return;
+  }
   const auto& w = sc_.release.selection.class_weights;
   double total = 0;
   for (std::size_t c = 0; c < w.size(); ++c)
@@ -985,7 +1041,8 @@ void room::age_user(std::uint32_t user, std::uint32_t l) {
 
 void room::on_sample() {
   queue_sample s{sim_.now().seconds(), queued_, waiting_by_class_, released_since_sample_, {}};
-  if (lottery_) {
+  // The expected rank assumes class weights alone; weighted by wait it has no such form.
+  if (lottery_ && sc_.release.selection.wait_scale_s == 0) {
     const auto& w = sc_.release.selection.class_weights;
     for (std::size_t c = 0; c < w.size(); ++c) {
       double rank = 0;

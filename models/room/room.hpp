@@ -241,6 +241,9 @@ class room {
   std::vector<std::vector<std::uint32_t>> lottery_sets_;
   sim::serial_table<std::uint32_t> set_pos_;  // each user's index in its class's set
   void lottery_draw();
+  void lottery_draw_by_wait();
+  std::vector<long double> lottery_entry_sum_;             // per class, seconds
+  std::vector<std::deque<std::uint32_t>> lottery_by_age_;  // per class, in entry order
   void lottery_remove(std::size_t user_class, std::uint32_t index);
 
   // One sorted set per list.

@@ -339,7 +339,7 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   selection_spec sel;
   auto r = rel.object("selection",
                       {"kind", "weights", "work_conserving", "schedule", "start_probabilities",
-                       "class_weights", "age_weight", "length_weight"},
+                       "class_weights", "wait_scale_s", "age_weight", "length_weight"},
                       false);
   if (!r) return sel;
   std::string kind =
@@ -349,6 +349,7 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
   r->only_when("schedule", "for selection", kind, "selection", "ratio");
   r->only_when("start_probabilities", "for selection", kind, "selection", "probabilistic");
   r->only_when("class_weights", "for selection", kind, "selection", "lottery");
+  r->only_when("wait_scale_s", "for selection", kind, "selection", "lottery");
   r->only_when("age_weight", "for selection", kind, "selection", "scheduler");
   r->only_when("length_weight", "for selection", kind, "selection", "scheduler");
   // One number per list (or class), each >= 0, not all 0 (or summing to 1).
@@ -408,6 +409,7 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
     auto cw = *r->object("class_weights", names, true);
     for (const auto& c : classes)
       sel.class_weights.push_back(cw.number(c.name, std::nullopt, {0.0, 1e12, true}));
+    sel.wait_scale_s = r->number("wait_scale_s", 0.0, {0.0, max_seconds});
   }
   return sel;
 }
@@ -936,6 +938,7 @@ json to_json(const scenario& s) {
     sj["class_weights"] = json::object();
     for (std::size_t c = 0; c < s.classes.size(); ++c)
       sj["class_weights"][s.classes[c].name] = sel.class_weights[c];
+    sj["wait_scale_s"] = sel.wait_scale_s;
   }
   r["selection"] = sj;
   const auto& c = s.release.controller;
