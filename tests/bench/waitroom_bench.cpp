@@ -87,7 +87,10 @@ std::vector<workload> workloads(double scale) {
                 {"name": "c", "share": 0.1}])")},
       {"flash_lottery",
        flash("",
-             R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}})")}};
+             R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}})")},
+      {"flash_lottery_by_wait",
+       flash("", R"(, "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1},
+                    "wait_scale_s": 60})")}};
 }
 
 double median(std::vector<double> v) {
