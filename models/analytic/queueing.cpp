@@ -108,7 +108,7 @@ estimate_or_reason analytic_for(const scenario& s) {
       return {std::nullopt, "a ratio that loses empty lists' shares"};
     auto chain =
         tick_release_chain(s.arrivals.rate_per_s, s.release.interval.seconds(), s.release.batch);
-    if (!chain) return {std::nullopt, "the load is at or above capacity: no steady state"};
+    if (!chain) return {std::nullopt, "the load is at or above capacity: no steady state", true};
     analytic_estimate e;
     e.model = fmt::format("tick-release Markov chain ({} states, Eigen sparse LU)", chain->states);
     e.mean_wait_s = {chain->mean_wait_s};
@@ -148,7 +148,8 @@ estimate_or_reason analytic_for(const scenario& s) {
   const double lambda = s.arrivals.rate_per_s;
   const double es = s.release.session.mean(), es2 = s.release.session.second_moment();
   const int c = static_cast<int>(s.release.slots);
-  if (lambda * es >= c) return {std::nullopt, "the load is at or above capacity: no steady state"};
+  if (lambda * es >= c)
+    return {std::nullopt, "the load is at or above capacity: no steady state", true};
   const bool exponential = s.release.session.kind == sim::dist_kind::exponential;
   analytic_estimate e;
   if (s.policy.order == ordering::level && c == 1) {

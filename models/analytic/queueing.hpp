@@ -53,6 +53,7 @@ struct analytic_estimate {
 struct estimate_or_reason {
   std::optional<analytic_estimate> estimate;
   std::string reason;
+  bool unstable = false;  // the load is at or above capacity: waits grow without bound
 };
 estimate_or_reason analytic_for(const scenario& s);
 

@@ -48,7 +48,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind == command_kind::plan)
     opts.add_options()("knob", po::value<std::vector<std::string>>()->composing())(
         "range", po::value<std::vector<std::string>>()->composing())(
-        "tie", po::value<std::vector<std::string>>()->composing());
+        "tie", po::value<std::vector<std::string>>()->composing())("search", po::bool_switch());
   po::positional_options_description pos;
   pos.add("scenario", kind == command_kind::check || kind == command_kind::merge ? -1 : 1);
   po::variables_map vm;
@@ -82,6 +82,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   list("tie", a.ties);
   if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
+  if (vm.count("search")) a.search = vm["search"].as<bool>();
   if (vm.count("shard")) a.shard = vm["shard"].as<std::string>();
   if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
   if (vm.count("trace-from")) a.trace_from = vm["trace-from"].as<double>();

@@ -27,6 +27,7 @@ struct common_args {
   std::vector<std::string> ties;    // plan: /pointer=EXPR in x (the first knob)
   std::optional<std::string> csv;
   bool quiet = false;
+  bool search = false;               // plan: bisect from the closed form's first guess
   std::optional<std::string> shard;  // sweep: K/N
   std::optional<std::string> trace;  // run: JSON Lines file
   std::optional<double> trace_from, trace_to;

@@ -42,7 +42,7 @@ usage:
                [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
-               [--tie /pointer=EXPR] [--csv FILE]
+               [--tie /pointer=EXPR] [--search] [--csv FILE]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom --help | --version

@@ -1,19 +1,20 @@
 // `waitroom sweep` and `waitroom plan`: many configurations of one scenario, each run as
 // independent replications on common random numbers (every point uses the same seed).
 #include <unistd.h>
-#include <limits>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "models/analytic/queueing.hpp"
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
@@ -143,6 +144,20 @@ shard_spec parse_shard(const std::optional<std::string>& text) {
   return {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
 }
 
+// Runs this shard's replications of grid point i.
+void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
+               shard_spec shard) {
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t r = 0; r < replications; ++r)
+    if ((i * replications + r) % shard.count == shard.index) mine.push_back(r);
+  std::vector<models::metric_table> tables(mine.size());
+  const auto& s = p.scenario;
+  sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
+    tables[k] = models::tabulate(models::run_scenario(s, s.seed, mine[k]));
+  });
+  p.tables = std::move(tables);
+}
+
 // Builds every point of the grid (the cartesian product of the axes, first axis outermost)
 // and runs this shard's replications of each.
 std::vector<point_result> run_grid(
@@ -176,15 +191,7 @@ std::vector<point_result> run_grid(
   if (!run) return out;
   progress bar(total, a.quiet);
   for (std::size_t i = 0; i < total; ++i) {
-    std::vector<std::uint32_t> mine;
-    for (std::uint32_t r = 0; r < replications; ++r)
-      if ((i * replications + r) % shard.count == shard.index) mine.push_back(r);
-    std::vector<models::metric_table> tables(mine.size());
-    const auto& s = out[i].scenario;
-    sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
-      tables[k] = models::tabulate(models::run_scenario(s, s.seed, mine[k]));
-    });
-    out[i].tables = std::move(tables);
+    run_point(a, out[i], i, replications, shard);
     bar.step(i + 1);
   }
   return out;
@@ -363,6 +370,39 @@ int merge_command(const std::vector<std::string>& args) {
   }
 }
 
+// The closed form's verdict on a point's mean-wait targets (point values, no interval), or
+// none where no closed form applies or no target is a mean wait it gives. The first guess
+// of `plan`; other targets are not judged by it.
+std::optional<bool> closed_form_holds(const models::scenario& s) {
+  const auto est = models::analytic_for(s);
+  if (!est.estimate && !est.unstable) return std::nullopt;
+  bool any = false, holds = true;
+  for (const auto& t : s.sla->targets) {
+    if (t.metric != models::sla_metric::mean_wait_s) continue;
+    double w = std::numeric_limits<double>::infinity();  // unstable: waits grow without bound
+    if (est.estimate) {
+      const auto& e = *est.estimate;
+      if (t.user_class >= 0 && e.overall_only) continue;
+      if (t.user_class >= 0) {
+        w = e.mean_wait_s[static_cast<std::size_t>(t.user_class)];
+      } else if (e.overall_only) {
+        w = e.mean_wait_s[0];
+      } else {  // everyone: the classes' waits weighted by their arrival shares
+        double sum = 0, shares = 0;
+        for (std::size_t c = 0; c < s.classes.size(); ++c) {
+          sum += s.classes[c].share * e.mean_wait_s[c];
+          shares += s.classes[c].share;
+        }
+        w = sum / shares;
+      }
+    }
+    any = true;
+    if ((t.max && w > *t.max) || (t.min && w < *t.min)) holds = false;
+  }
+  if (!any) return std::nullopt;
+  return holds;
+}
+
 int plan_command(const std::vector<std::string>& args) {
   common_args a = parse_args("plan", args, command_kind::plan);
   if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
@@ -387,17 +427,79 @@ int plan_command(const std::vector<std::string>& args) {
   models::scenario base = load(a, a.scenario_path);
   if (!base.sla)
     throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
-  auto points = run_grid(a, axes, ties, base.sla->replications, {}, true);
-
+  if (a.search && axes.size() != 1)
+    throw sim::input_error("--search", "one --knob (the search bisects along it)",
+                           fmt::format("{} knobs", axes.size()));
+  auto points = run_grid(a, axes, ties, base.sla->replications, {}, false);
+  std::vector<std::optional<bool>> guess;
+  bool any_guess = false;
+  for (const auto& p : points) {
+    guess.push_back(closed_form_holds(p.scenario));
+    any_guess = any_guess || guess.back().has_value();
+  }
   std::string out =
       fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
                   base.sla->targets.size(), base.sla->confidence * 100, base.sla->replications);
-  std::vector<bool> holds;
-  for (const auto& p : points) {
+  auto sla_holds = [&](const point_result& p) {
     bool pass = true;
     for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
-    holds.push_back(pass);
+    return pass;
+  };
+  // Which points were simulated: all of them, or (--search) those the bisection needed.
+  std::vector<bool> ran(points.size(), false);
+  std::string search_note;
+  auto simulate = [&](std::size_t i) {
+    if (ran[i]) return sla_holds(points[i]);
+    run_point(a, points[i], i, base.sla->replications, {});
+    ran[i] = true;
+    return sla_holds(points[i]);
+  };
+  std::optional<std::size_t> start;  // a point the closed form says meets the mean-wait targets
+  if (a.search) {
+    std::vector<std::size_t> good;
+    for (std::size_t i = 0; i < guess.size(); ++i)
+      if (guess[i] == true) good.push_back(i);
+    if (!good.empty()) start = good[good.size() / 2];
+    if (!start)
+      search_note = "no closed-form first guess here: every value was simulated\n";
+    else if (!simulate(*start))
+      search_note =
+          fmt::format("the first guess ({}) fails in simulation: every value was simulated\n",
+                      points[*start].values[0]);
   }
+  if (a.search && search_note.empty()) {
+    // Bisection on each side of the first guess, assuming the values where every SLA holds
+    // form one interval.
+    std::size_t left = 0, right = points.size() - 1;
+    if (!simulate(0)) {
+      std::size_t bad = 0, ok = *start;
+      while (ok - bad > 1) {
+        const std::size_t mid = bad + (ok - bad) / 2;
+        (simulate(mid) ? ok : bad) = mid;
+      }
+      left = ok;
+    }
+    if (!simulate(points.size() - 1)) {
+      std::size_t ok = *start, bad = points.size() - 1;
+      while (bad - ok > 1) {
+        const std::size_t mid = ok + (bad - ok) / 2;
+        (simulate(mid) ? ok : bad) = mid;
+      }
+      right = ok;
+    }
+    std::size_t simulated = 0;
+    for (bool r : ran) simulated += r;
+    search_note = fmt::format(
+        "every SLA holds for {} from {} to {} (bisection from the closed form's first guess "
+        "{}: {} of {} values simulated; it assumes the values where every SLA holds form one "
+        "interval)\n",
+        axes[0].pointer, points[left].values[0], points[right].values[0], points[*start].values[0],
+        simulated, points.size());
+  } else {
+    for (std::size_t i = 0; i < points.size(); ++i) simulate(i);
+  }
+  std::vector<bool> holds;
+  for (std::size_t i = 0; i < points.size(); ++i) holds.push_back(ran[i] && sla_holds(points[i]));
   if (axes.size() == 1) {
     // Mean waits of the first two classes, and which points are Pareto-optimal for them.
     const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
@@ -408,12 +510,16 @@ int plan_command(const std::vector<std::string>& args) {
     out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
     for (std::size_t c = 0; c < nc; ++c)
       out += fmt::format(" {:>24}", base.classes[c].name + " mean wait (s)");
-    out += "   SLA   Pareto\n";
+    out += "   SLA   Pareto";
+    out += any_guess ? "  closed form\n" : "\n";
     std::vector<double> feasible;
+    std::size_t simulated = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!ran[i]) continue;
+      ++simulated;
       bool dominated = false;
       for (std::size_t k = 0; k < points.size() && nc == 2 && !dominated; ++k) {
-        if (k == i) continue;
+        if (k == i || !ran[k]) continue;
         double a0 = mean(k, 0).mean, a1 = mean(k, 1).mean, b0 = mean(i, 0).mean,
                b1 = mean(i, 1).mean;
         dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
@@ -424,19 +530,44 @@ int plan_command(const std::vector<std::string>& args) {
         out += fmt::format(" {:>24}",
                            fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
       }
-      out += fmt::format("   {:<5} {}\n", holds[i] ? "holds" : "fails",
+      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails",
                          nc == 2 && !dominated ? "*" : "");
+      if (any_guess) out += !guess[i] ? "  -" : *guess[i] ? "  holds" : "  fails";
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += "\n";
       if (holds[i]) feasible.push_back(points[i].values[0]);
     }
-    if (feasible.empty()) {
-      out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
-    } else {
-      auto first = std::find(holds.begin(), holds.end(), true);
-      auto last = std::find(holds.rbegin(), holds.rend(), true).base();
-      bool contiguous = std::find(first, last, false) == last;
-      out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
-                         axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
-                         points.size(), contiguous ? "" : "; not contiguous, see the table");
+    if (any_guess) {
+      // The closed form judges the mean-wait targets only, from point values.
+      std::vector<double> guessed;
+      for (std::size_t i = 0; i < points.size(); ++i)
+        if (guess[i] == true) guessed.push_back(points[i].values[0]);
+      out +=
+          guessed.empty()
+              ? "\nclosed-form first guess: no value meets the mean-wait targets\n"
+              : fmt::format("\nclosed-form first guess: the mean-wait targets hold from {} to {}\n",
+                            guessed.front(), guessed.back());
+    }
+    if (a.search) {
+      out += "\n" + search_note;
+      if (search_note.rfind("every SLA holds", 0) == 0) {
+        // The bisection's answer stands; the table shows the values it simulated.
+      } else if (feasible.empty()) {
+        out += fmt::format("no value of {} in the range meets every SLA\n", axes[0].pointer);
+      }
+    }
+    if (!a.search || search_note.rfind("every SLA holds", 0) != 0) {
+      if (feasible.empty()) {
+        if (!a.search)
+          out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
+      } else {
+        auto first = std::find(holds.begin(), holds.end(), true);
+        auto last = std::find(holds.rbegin(), holds.rend(), true).base();
+        bool contiguous = std::find(first, last, false) == last;
+        out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
+                           axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
+                           simulated, contiguous ? "" : "; not contiguous, see the table");
+      }
     }
   } else {
     out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
@@ -451,7 +582,10 @@ int plan_command(const std::vector<std::string>& args) {
       out += "\n";
     }
   }
-  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+  std::vector<point_result> simulated_points;  // --search: only the values it simulated
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (ran[i]) simulated_points.push_back(points[i]);
+  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, simulated_points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
     return exit_output;
   }

@@ -264,6 +264,38 @@ TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
   EXPECT_NE(fractional.err.find("/release/slots: expected an integer"), std::string::npos);
 }
 
+TEST(Cli, PlanSearchStartsFromTheClosedFormAndFindsTheGridsBoundary) {
+  // M/M/4 with 1 s sessions: the mean-wait target (1.6 s) holds up to 3.5 arrivals/s. The
+  // bisection from the closed form's first guess finds the boundary the whole grid finds,
+  // simulating a fraction of the values.
+  const std::string args = "plan " + scenario("mmc_validation.json") +
+                           " --knob /arrivals/rate_per_s --range 0.5:3.9:0.1 --quiet";
+  auto grid = run(args);
+  auto search = run(args + " --search");
+  ASSERT_EQ(grid.code, 0) << grid.err;
+  ASSERT_EQ(search.code, 0) << search.err;
+  EXPECT_NE(grid.out.find("closed-form first guess: the mean-wait targets hold from 0.5 to 3.5"),
+            std::string::npos)
+      << grid.out;
+  EXPECT_NE(grid.out.find("every SLA holds for /arrivals/rate_per_s from 0.5 to 3.5"),
+            std::string::npos)
+      << grid.out;
+  EXPECT_NE(search.out.find("every SLA holds for /arrivals/rate_per_s from 0.5 to 3.5 (bisection"),
+            std::string::npos)
+      << search.out;
+  EXPECT_NE(search.out.find("7 of 35 values simulated"), std::string::npos) << search.out;
+  // Without a closed form the search runs the whole grid, and says so; two knobs cannot be
+  // bisected.
+  auto ratio = run("plan " + scenario("clinic_ratio_plan.json") +
+                   " --knob /release/selection/weights/0 --range 1:29:4"
+                   " --tie /release/selection/weights/1=30-x --search --quiet");
+  ASSERT_EQ(ratio.code, 0) << ratio.err;
+  EXPECT_NE(ratio.out.find("no closed-form first guess here: every value was simulated"),
+            std::string::npos)
+      << ratio.out;
+  EXPECT_EQ(run(args + " --search --knob /release/slots --range 1:5:1").code, 2);
+}
+
 TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
   std::string args = "sweep " + scenario("clinic.json") +
