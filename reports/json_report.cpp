@@ -45,21 +45,19 @@ json polling_json(const models::polling_result& p, const std::vector<std::string
   };
   // Commands per second with the cache, and for the same polls with every poll a lookup.
   std::vector<std::pair<std::string, std::vector<std::uint64_t>>> cached, uncached;
+  // One row per distinct command (a lottery's rank lookup and the released check are both
+  // SISMEMBER), each n seconds long.
+  const std::string released_check = "SISMEMBER";
+  for (auto* table : {&cached, &uncached})
+    for (const auto& name : {p.enter_command, p.remove_command, std::string("EVALSHA release"),
+                             p.rank_command, p.length_command, released_check})
+      if (std::none_of(table->begin(), table->end(),
+                       [&](const auto& row) { return row.first == name; }))
+        table->emplace_back(name, std::vector<std::uint64_t>(n, 0));
   auto add = [](auto& table, const std::string& name, std::size_t i, std::uint64_t x) {
     for (auto& [k, v] : table)
-      if (k == name) {
-        v[i] += x;
-        return;
-      }
-    table.emplace_back(name, std::vector<std::uint64_t>{});
+      if (k == name) v[i] += x;
   };
-  const std::string released_check = "SISMEMBER";
-  const std::vector<std::string> names{p.enter_command, p.remove_command, "EVALSHA release",
-                                       p.rank_command,  p.length_command, released_check};
-  for (auto* table : {&cached, &uncached})
-    for (const auto& name : names) add(*table, name, 0, 0);
-  for (auto* table : {&cached, &uncached})
-    for (auto& [k, v] : *table) v.assign(n, 0);
   std::vector<std::uint64_t> total(n, 0), total_uncached(n, 0), polls(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     for (auto* table : {&cached, &uncached}) {

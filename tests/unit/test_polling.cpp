@@ -93,30 +93,22 @@ void check_walk_against_reference(polling_spec spec) {
   expect_same(ref.uncached_discovery, s.uncached_discoveries, "uncached release polls");
 }
 
+polling_spec fixed(double interval_s, double cache_s, double jitter_s = 0) {
+  polling_spec spec;
+  spec.interval_s = interval_s;
+  spec.cache_s = cache_s;
+  spec.start_jitter_s = jitter_s;
+  return spec;
+}
+
 }  // namespace
 
 TEST(Polling, WalkMatchesPollByPollReferenceFixedInterval) {
-  polling_spec spec;
-  spec.interval_s = 3;
-  spec.cache_s = 10;
-  check_walk_against_reference(spec);
-  spec.start_jitter_s = 20;  // first polls further out than a whole cache cycle
-  check_walk_against_reference(spec);
-}
-
-TEST(Polling, WalkMatchesPollByPollReferenceWithoutCache) {
-  polling_spec spec;
-  spec.interval_s = 2.5;
-  spec.cache_s = 0;
-  check_walk_against_reference(spec);
-}
-
-TEST(Polling, WalkMatchesPollByPollReferenceOddInterval) {
+  check_walk_against_reference(fixed(3, 10));
+  check_walk_against_reference(fixed(3, 10, 20));  // first polls beyond a whole cache cycle
+  check_walk_against_reference(fixed(2.5, 0));     // no cache: every poll looks up
   // gcd(2.345 s, 1 s) = 5 ms: too fine a grid, counted poll by poll instead.
-  polling_spec spec;
-  spec.interval_s = 2.345;
-  spec.cache_s = 10;
-  check_walk_against_reference(spec);
+  check_walk_against_reference(fixed(2.345, 10));
 }
 
 TEST(Polling, WalkMatchesPollByPollReferenceSuggestedIntervals) {
@@ -130,9 +122,7 @@ TEST(Polling, WalkMatchesPollByPollReferenceSuggestedIntervals) {
 
 TEST(Polling, CacheLooksUpOncePerCeilCacheOverInterval) {
   // 3 s polls, 10 s cache: a lookup at 3, 15, 27, ... (every 4th poll).
-  polling_spec spec;
-  spec.interval_s = 3;
-  spec.cache_s = 10;
+  const polling_spec spec = fixed(3, 10);
   models::poll_counter pc(spec, false, 1);
   EXPECT_EQ(pc.polls_per_lookup(3 * s_ns), 4);
   const std::int64_t told = pc.walk(0, 100 * s_ns, true, 0);  // polls at 3..99 wait
