@@ -274,6 +274,7 @@ void room::handle(const sim::event& e) {
     case k_reach:
       --reach_in_flight_;
       trace_later(e.arg, "reach");
+      if (gate_) after_release();
       backend_arrive();
       break;
     case k_ps_done:
@@ -281,6 +282,7 @@ void room::handle(const sim::event& e) {
       break;
     case k_reclaim:
       trace_later(e.arg, "reclaim");
+      if (gate_) gate_->give_back();  // the stock slot comes back too (it was never ordered)
       ++result_.backend->reclaimed;
       ++reclaim_credit_;
       break;
@@ -407,7 +409,8 @@ void room::admit(std::uint32_t user, std::uint32_t list) {
   trace(user, c, "release", static_cast<std::int32_t>(list));
   ++result_.by_list[list].released;
   ++released_since_sample_;
-  if (gate_) after_release();
+  // With a backend the user orders when it gets there (and a no-show never does).
+  if (gate_ && !sc_.backend) after_release();
   std::int64_t told = sim_.now().ns();  // when the user learns of the release
   if (polls_) {
     told = polls_->walk(entry_ns_[user], told, true, user);
@@ -760,6 +763,7 @@ void room::to_backend(std::uint32_t user, std::uint32_t user_class, std::int64_t
   if (reach <= now) {
     trace(user, user_class, "reach", -1);
     traced_class_.erase(user);
+    if (gate_) after_release();
     backend_arrive();
     return;
   }

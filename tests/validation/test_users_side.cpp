@@ -388,3 +388,26 @@ TEST(UsersSide, ALotteryIsPolledThroughItsSets) {
   EXPECT_EQ(c["SISMEMBER"].get<std::uint64_t>(), waiting + 2 * r.overall.released);
   EXPECT_EQ(r.polling->followed_users, 0u);
 }
+
+TEST(UsersSide, NoShowsGiveTheirStockBack) {
+  // 1,000 units for 6,000 users arriving over 30 s; a third of the released never come: their
+  // release and their unit come back after 5 s, reopening the sold-out queue. Orders are
+  // placed on reaching the backend, so every unit is an order, still free, or held by a
+  // no-show whose release had not been taken back when the run ended.
+  auto s = scenario_from(R"({"name": "stock-no-show", "seed": 6,
+    "classes": [{"name": "all", "share": 1}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 30, "rate_per_s": 200}]},
+    "queue": {"policy": "fifo"},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 20},
+    "admission": {"stock": 1000},
+    "backend": {"workers": 50, "service_s": {"dist": "exponential", "mean": 0.05},
+                "no_show_probability": 0.3, "reclaim_s": 5}})");
+  auto r = models::run_scenario(s, 1);
+  const auto& a = *r.admission;
+  const auto& b = *r.backend;
+  EXPECT_GT(a.reopenings, 0u);
+  EXPECT_GT(b.no_shows, 300u);
+  EXPECT_EQ(a.orders, b.completed);
+  EXPECT_EQ(a.orders + a.available_at_end + (b.no_shows + b.late - b.reclaimed), a.stock);
+  EXPECT_GT(r.overall.released, a.stock);  // the units given back were taken again
+}
