@@ -1,6 +1,9 @@
 // The closed loop: release rate -> backend -> response time -> release rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "models/room/room.hpp"
 #include "support/test_support.hpp"
 
@@ -92,4 +95,33 @@ TEST(ClosedLoop, TheFloorPreventsTheFrozenQueue) {
   EXPECT_GT(frozen.overall.waiting_at_end, 10000u);
   EXPECT_EQ(floored.overall.waiting_at_end, 0u);
   EXPECT_EQ(floored.stop_reason, "drained");
+}
+
+TEST(ClosedLoop, WindowControllerKeepsTheMedianResponseInItsBandAndRecovers) {
+  // Per 30 s window of the backend's responses: after the drop to 2 workers (600 s) the
+  // controller needs about two minutes to bring the rate down (a minute of averaging, 20%
+  // cuts every 5 s); from then until the recovery (1200 s) the median window's median
+  // response stays under its 500 ms "too slow" threshold, though it keeps probing upwards
+  // (10% more a step while the minute's mean is under 200 ms). After the recovery the rate
+  // climbs back and every window's p95 is under a second.
+  const std::string capacity = R"([{"at_s": 600, "workers": 2}, {"at_s": 1200, "workers": 30}])";
+  std::string json = loop(R"({"kind": "window"})", capacity);
+  json.replace(json.find(R"("timeout_s": 5})"), 15, R"("timeout_s": 5, "window_s": 30})");
+  auto r = models::run_scenario(scenario_from(json), 1);
+  const auto& w = r.backend->windows;
+  std::vector<double> degraded;
+  for (const auto& x : w) {
+    if (x.t_s >= 720 && x.t_s < 1200) degraded.push_back(x.p50_ms);
+    if (x.t_s >= 1320 && x.t_s < 1800) {
+      EXPECT_LT(x.p95_ms, 1000.0) << x.t_s;
+    }
+  }
+  ASSERT_EQ(degraded.size(), 16u);
+  std::nth_element(degraded.begin(), degraded.begin() + 8, degraded.end());
+  EXPECT_LT(degraded[8], 500.0);
+  const auto& b = *r.backend;
+  for (std::size_t i = 0; i < b.t_s.size(); ++i)
+    if (b.t_s[i] >= 1320) {
+      EXPECT_GE(b.rate_per_tick[i], 6.0) << b.t_s[i];
+    }
 }
