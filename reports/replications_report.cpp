@@ -30,17 +30,21 @@ bool whole_room(models::sla_metric m) {
   return m == models::sla_metric::redis_peak_per_s || models::needs_backend(m);
 }
 
+// The metrics reported for a class (c >= 0) or everyone (c < 0) of a scenario.
+std::vector<models::sla_metric> reported_metrics(const models::scenario& s, std::int32_t c) {
+  std::vector<models::sla_metric> out(std::begin(summary_metrics), std::end(summary_metrics));
+  for (auto m : extra_metrics)
+    if (!((models::needs_polling(m) && !s.polling) || (models::needs_backend(m) && !s.backend) ||
+          (whole_room(m) && c >= 0)))
+      out.push_back(m);
+  return out;
+}
+
 json class_summary(const models::scenario& s, const std::vector<models::room_result>& rs,
                    std::int32_t c, double level) {
   json j;
-  for (auto m : summary_metrics)
+  for (auto m : reported_metrics(s, c))
     j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
-  for (auto m : extra_metrics) {
-    if ((models::needs_polling(m) && !s.polling) || (models::needs_backend(m) && !s.backend) ||
-        (whole_room(m) && c >= 0))
-      continue;
-    j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
-  }
   models::wait_stats pooled;
   for (const auto& r : rs)
     pooled.merge(c < 0 ? r.overall : r.by_class[static_cast<std::size_t>(c)]);
@@ -122,7 +126,7 @@ nlohmann::json compare_json(const std::vector<std::string>& names,
     for (std::int32_t c = -1; c < static_cast<std::int32_t>(base.classes.size()); ++c) {
       json cj{
           {"class", c < 0 ? std::string("all") : base.classes[static_cast<std::size_t>(c)].name}};
-      for (auto m : summary_metrics) {
+      for (auto m : reported_metrics(base, c)) {
         json mj = interval_json(models::metric_interval(runs[v], c, m, level));
         if (v > 0) {
           std::vector<double> d;
@@ -161,6 +165,19 @@ std::string compare_table(const nlohmann::json& j) {
                          mean.contains("difference") ? cell(mean["difference"]) : "", cell(p95),
                          p95.contains("difference") ? cell(p95["difference"]) : "");
     }
+  // Whole-room figures (Redis, backend) where the scenario measures them.
+  const auto& all = j["variants"][0]["classes"][0];
+  for (const char* name : {"redis_peak_per_s", "backend_p95_rt_s", "backend_error_rate"}) {
+    if (!all.contains(name)) continue;
+    out += fmt::format("\n{:<16} {:>20} {:>22}  ({}, everyone)\n", "variant", "value", "difference",
+                       name);
+    for (const auto& v : j["variants"]) {
+      const auto& m = v["classes"][0][name];
+      if (m["estimate"].is_null()) continue;
+      out += fmt::format("{:<16} {:>20} {:>22}\n", v["name"].get<std::string>(), cell(m),
+                         m.contains("difference") ? cell(m["difference"]) : "");
+    }
+  }
   return out;
 }
 

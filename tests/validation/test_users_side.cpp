@@ -411,3 +411,20 @@ TEST(UsersSide, NoShowsGiveTheirStockBack) {
   EXPECT_EQ(a.orders + a.available_at_end + (b.no_shows + b.late - b.reclaimed), a.stock);
   EXPECT_GT(r.overall.released, a.stock);  // the units given back were taken again
 }
+
+TEST(UsersSide, CompareShowsWhatTheCacheSaves) {
+  // Paired replications of the same crowd with and without the status cache: the waits are
+  // the same (polling does not change the queue here), Redis's peak is not.
+  auto with = scenario_from(crowd(R"({"interval_s": 2, "cache_s": 10, "follow_share": 0})"));
+  auto without = scenario_from(crowd(R"({"interval_s": 2, "cache_s": 0, "follow_share": 0})"));
+  std::vector<std::vector<models::room_result>> runs(2);
+  for (std::uint64_t k = 0; k < 4; ++k) {
+    runs[0].push_back(models::run_scenario(with, with.seed, k));
+    runs[1].push_back(models::run_scenario(without, without.seed, k));
+  }
+  auto j = reports::compare_json({"cache", "nocache"}, {&with, &without}, runs, 0.95);
+  const auto& all = j["variants"][1]["classes"][0];
+  EXPECT_EQ(all["mean_wait_s"]["difference"]["estimate"].get<double>(), 0.0);
+  EXPECT_GT(all["redis_peak_per_s"]["difference"]["ci"][0].get<double>(), 0.0);
+  EXPECT_FALSE(all.contains("backend_p95_rt_s"));  // no backend in this crowd
+}
