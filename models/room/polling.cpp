@@ -315,7 +315,9 @@ std::int64_t poll_follower::poll(record& r, std::int64_t now_ns, const answer* f
     // The server shows the smallest rank it computed for this user over the window.
     const std::int64_t window = ns_of(spec_.smooth_rank_s);
     r.recent.emplace_back(now_ns, fresh->rank);
-    while (r.recent.front().first < now_ns - window) r.recent.pop_front();
+    auto first = r.recent.begin();
+    while (first->first < now_ns - window) ++first;
+    r.recent.erase(r.recent.begin(), first);
     r.smoothed = fresh->rank;
     for (const auto& [t, rank] : r.recent) r.smoothed = std::min(r.smoothed, rank);
   }

@@ -203,7 +203,9 @@ class poll_follower {
   std::vector<follow_class_result>& results() { return by_class_; }
   // Approximate: the records and the predictions they hold.
   std::size_t memory_bytes() const {
-    return users_.size() * (sizeof(record) + 32) + predictions_ * sizeof(prediction);
+    return users_.size() *
+               (sizeof(record) + 32 + 4 * sizeof(std::pair<std::int64_t, std::uint64_t>)) +
+           predictions_ * sizeof(prediction);
   }
 
  private:
@@ -221,7 +223,9 @@ class poll_follower {
     std::uint32_t polls = 0, back_raw = 0, back_smoothed = 0;
     std::uint64_t raw = 0, smoothed = 0;  // the answer shown
     std::array<double, eta_estimator_count> eta{};
-    std::deque<std::pair<std::int64_t, std::uint64_t>> recent;  // lookups in the window
+    // Lookups in the window: a few (window / interval), so a vector, not a deque's 512-byte
+    // first block per followed user.
+    std::vector<std::pair<std::int64_t, std::uint64_t>> recent;
     std::vector<prediction> predictions;
   };
 
