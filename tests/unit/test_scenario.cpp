@@ -295,3 +295,31 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
     EXPECT_EQ(loader, documented);
   }
 }
+
+TEST(Scenario, PollingAndBackendKeysAreChecked) {
+  expect_error({R"(/polling={"interval_s": 3, "suggest": [{"interval_s": 2}]})"},
+               "test.json: /polling/interval_s: expected either a fixed interval_s or suggested "
+               "intervals, not both, found both");
+  expect_error({R"(/polling={"suggest": [{"above": 5, "interval_s": 2}]})"},
+               "test.json: /polling/suggest/0/above: expected 0 for the first step (it covers an "
+               "empty queue), found 5");
+  expect_error({R"(/polling={"suggest": [{"interval_s": 5}, {"above": 0, "interval_s": 2}]})"},
+               "test.json: /polling/suggest/1/above: expected more than 0, found 0");
+  expect_error({R"(/polling={"follow_share": 2})"},
+               "test.json: /polling/follow_share: expected a number >= 0 and <= 1, found a number "
+               "(2)");
+  expect_error({R"(/backend={"workers": 2, "service_s": {"dist": "exponential", "mean": 1},
+                             "discipline": "lifo"})"},
+               "test.json: /backend/discipline: expected one of: fifo, ps, found a string "
+               "(\"lifo\") (did you mean 'fifo'?)");
+  // The effective scenario of a polling run reads back to itself.
+  auto j = models::parse_json_text(good, "test.json");
+  models::apply_override(
+      j, R"(/polling={"suggest": [{"interval_s": 5}, {"above": 100, "interval_s": 2}],
+                      "cache_s": 10, "start_jitter_s": 1})");
+  auto s = models::parse_scenario(j, "test.json", ".");
+  ASSERT_TRUE(s.polling);
+  EXPECT_EQ(s.polling->suggest.size(), 2u);
+  auto again = models::parse_scenario(models::to_json(s), "echo.json", ".");
+  EXPECT_EQ(models::to_json(again), models::to_json(s));
+}
