@@ -211,7 +211,7 @@ std::int64_t poll_counter::walk(std::int64_t entry, std::int64_t exit, bool rele
 }
 
 eta_board::eta_board(const polling_spec& spec, std::size_t lists)
-    : spec_(spec), released_(lists, 0), left_(lists, 0), history_(lists) {}
+    : spec_(spec), released_(lists, 0), left_(lists, 0), history_(lists), fit_(lists) {}
 
 void eta_board::round(std::int64_t now_ns) {
   const std::size_t keep = std::max<std::size_t>(spec_.eta_rounds + 1, spec_.eta_fit_samples);
@@ -221,7 +221,51 @@ void eta_board::round(std::int64_t now_ns) {
     h.push_back({now_ns, released_[l], left_[l]});
     // Keep the last `keep` points and one point at or before the recent window's start.
     while (h.size() > keep && h[1].t_ns <= now_ns - window) h.pop_front();
+    refit(l);
   }
+}
+
+void eta_board::refit(std::size_t list) {
+  const auto& h = history_[list];
+  fitted f;
+  // Seed 000: the real release rate of each of the last R rounds, weighted R..1 (the latest
+  // heaviest).
+  const std::size_t rounds = std::min<std::size_t>(spec_.eta_rounds, h.size() ? h.size() - 1 : 0);
+  double sum = 0, weights = 0;
+  for (std::size_t i = 0; i < rounds; ++i) {
+    const auto& b = h[h.size() - 1 - i];
+    const auto& a = h[h.size() - 2 - i];
+    const double dt = static_cast<double>(b.t_ns - a.t_ns) * 1e-9;
+    if (dt <= 0) continue;
+    const double w = static_cast<double>(rounds - i);
+    sum += w * static_cast<double>(b.released - a.released) / dt;
+    weights += w;
+  }
+  if (weights > 0) f.smoothed_rate = sum / weights;
+  // Least squares of the served position (cumulative releases) on time over the last points,
+  // by the normal equations on times centred at their mean (well conditioned).
+  const std::size_t m = std::min<std::size_t>(spec_.eta_fit_samples, h.size());
+  if (m >= 2) {
+    f.t_ref_ns = h.back().t_ns;
+    double t_mean = 0;
+    for (std::size_t i = h.size() - m; i < h.size(); ++i)
+      t_mean += static_cast<double>(h[i].t_ns - f.t_ref_ns) * 1e-9;
+    t_mean /= static_cast<double>(m);
+    Eigen::Matrix2d xtx = Eigen::Matrix2d::Zero();
+    Eigen::Vector2d xty = Eigen::Vector2d::Zero();
+    for (std::size_t i = h.size() - m; i < h.size(); ++i) {
+      const Eigen::Vector2d row(1.0, static_cast<double>(h[i].t_ns - f.t_ref_ns) * 1e-9 - t_mean);
+      xtx += row * row.transpose();
+      xty += row * static_cast<double>(h[i].released);
+    }
+    const Eigen::Vector2d beta = xtx.ldlt().solve(xty);  // level at t_mean, slope
+    if (xtx(1, 1) > 0 && beta(1) > 0) {
+      f.line = true;
+      f.level = beta(0) - beta(1) * t_mean;  // at t_ref
+      f.slope = beta(1);
+    }
+  }
+  fit_[list] = f;
 }
 
 std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, std::uint64_t ahead,
@@ -232,24 +276,10 @@ std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, 
   auto by_rate = [&](double rate) { return rate > 0 ? people / rate : none; };
   const double now_s = static_cast<double>(now_ns) * 1e-9;
   if (now_s > 0) out[0] = by_rate(static_cast<double>(released_[list]) / now_s);
-  const auto& h = history_[list];
-  // Seed 000: the real release rate of each of the last R rounds, weighted R..1 (the latest
-  // heaviest).
-  const std::size_t rounds = std::min<std::size_t>(spec_.eta_rounds, h.size() ? h.size() - 1 : 0);
-  if (rounds > 0) {
-    double sum = 0, weights = 0;
-    for (std::size_t i = 0; i < rounds; ++i) {
-      const auto& b = h[h.size() - 1 - i];
-      const auto& a = h[h.size() - 2 - i];
-      const double dt = static_cast<double>(b.t_ns - a.t_ns) * 1e-9;
-      if (dt <= 0) continue;
-      const double w = static_cast<double>(rounds - i);
-      sum += w * static_cast<double>(b.released - a.released) / dt;
-      weights += w;
-    }
-    if (weights > 0) out[1] = by_rate(sum / weights);
-  }
+  const fitted& f = fit_[list];
+  out[1] = by_rate(f.smoothed_rate);
   // Departures over the recent window, from the latest point at or before its start.
+  const auto& h = history_[list];
   if (!h.empty()) {
     const std::int64_t from = now_ns - ns_of(spec_.eta_recent_s);
     std::size_t i = 0;
@@ -257,28 +287,11 @@ std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, 
     const double dt = static_cast<double>(now_ns - h[i].t_ns) * 1e-9;
     if (dt > 0) out[2] = by_rate(static_cast<double>(left_[list] - h[i].left) / dt);
   }
-  // Least squares of the served position (cumulative releases) on time over the last points;
-  // the user is served when the line reaches its position.
-  const std::size_t m = std::min<std::size_t>(spec_.eta_fit_samples, h.size());
-  if (m >= 2) {
-    // Normal equations on times centred at their mean (well conditioned), fixed-size so that
-    // nothing is allocated per lookup.
-    double t_mean = 0;
-    for (std::size_t i = h.size() - m; i < h.size(); ++i)
-      t_mean += static_cast<double>(h[i].t_ns - now_ns) * 1e-9;
-    t_mean /= static_cast<double>(m);
-    Eigen::Matrix2d xtx = Eigen::Matrix2d::Zero();
-    Eigen::Vector2d xty = Eigen::Vector2d::Zero();
-    for (std::size_t i = h.size() - m; i < h.size(); ++i) {
-      const Eigen::Vector2d row(1.0, static_cast<double>(h[i].t_ns - now_ns) * 1e-9 - t_mean);
-      xtx += row * row.transpose();
-      xty += row * static_cast<double>(h[i].released);
-    }
-    const Eigen::Vector2d beta = xtx.ldlt().solve(xty);  // level at t_mean, slope
-    if (xtx(1, 1) > 0 && beta(1) > 0) {
-      const double target = static_cast<double>(released_[list]) + people;
-      out[3] = std::max(0.0, t_mean + (target - beta(0)) / beta(1));
-    }
+  // The user is served when the fitted line reaches its position.
+  if (f.line) {
+    const double target = static_cast<double>(released_[list]) + people;
+    const double at_s = (target - f.level) / f.slope;  // after t_ref
+    out[3] = std::max(0.0, at_s - static_cast<double>(now_ns - f.t_ref_ns) * 1e-9);
   }
   return out;
 }

@@ -168,9 +168,20 @@ class eta_board {
     std::int64_t t_ns;
     std::uint64_t released, left;
   };
+  // What depends on the history alone, recomputed each round (not at every lookup): the
+  // smoothed release rate, and the fitted line (level at t_ref, slope per second).
+  struct fitted {
+    double smoothed_rate = 0;
+    bool line = false;
+    std::int64_t t_ref_ns = 0;
+    double level = 0, slope = 0;
+  };
+  void refit(std::size_t list);
+
   const polling_spec& spec_;
   std::vector<std::uint64_t> released_, left_;
   std::vector<std::deque<point>> history_;
+  std::vector<fitted> fit_;
 };
 
 // Users followed through every poll.
