@@ -271,6 +271,18 @@ void room::handle(const sim::event& e) {
     case k_poll:
       on_poll(e.arg);
       break;
+    case k_poll_queue: {
+      // The head of a queue of polls one interval apart: poll, then bring up the next head.
+      auto& q = poll_queues_[e.arg].users;
+      const std::uint32_t user = q.front().second;
+      q.pop_front();
+      // The next head first: on_poll may push onto this queue (scheduling it when it was
+      // empty) or add a queue (so no reference into poll_queues_ is held across it).
+      if (!q.empty())
+        sim_.schedule(sim::sim_time::from_ns(q.front().first), p_sample, k_poll_queue, e.arg);
+      on_poll(user);
+      break;
+    }
     case k_reach:
       --reach_in_flight_;
       trace_later(e.arg, "reach");
@@ -819,7 +831,17 @@ void room::on_poll(std::uint32_t user) {
     fresh = poll_follower::answer{rank, board_->estimate(l, rank, now)};
   }
   const std::int64_t next = follower_->poll(*rec, now, fresh ? &*fresh : nullptr, *polls_);
-  sim_.schedule(sim::sim_time::from_ns(now + next), p_sample, k_poll, user);
+  // Every poll after a user's first comes one of a few intervals after the previous one, so
+  // the polls of each interval arrive in time order: a FIFO per interval, with only its head
+  // in the event heap (200k followed users would otherwise keep 200k events there).
+  std::size_t k = 0;
+  while (k < poll_queues_.size() && poll_queues_[k].interval_ns != next) ++k;
+  if (k == poll_queues_.size()) poll_queues_.push_back({next, {}});
+  auto& q = poll_queues_[k].users;
+  q.emplace_back(now + next, user);
+  if (q.size() == 1)
+    sim_.schedule(sim::sim_time::from_ns(now + next), p_sample, k_poll_queue,
+                  static_cast<std::uint32_t>(k));
 }
 
 void room::backend_arrive() {

@@ -172,7 +172,8 @@ class room {
     k_capacity,     // arg: index into the backend's capacity schedule
     k_control,      // the window controller's periodic look
     k_suggest,      // the server refreshes its suggested poll interval
-    k_poll,         // arg: a followed user polls
+    k_poll,         // arg: a followed user's first poll
+    k_poll_queue,   // arg: a poll queue whose head is due
     k_reach,        // a released user reaches the backend
     k_reclaim,      // an unused release is taken back
     k_ps_done,      // arg: a generation; processor sharing's next completion
@@ -327,6 +328,11 @@ class room {
   std::optional<poll_follower> follower_;
   std::int64_t suggest_refreshes_ = 0;
   std::uint64_t followed_ = 0;
+  struct poll_queue {
+    std::int64_t interval_ns;
+    std::deque<std::pair<std::int64_t, std::uint32_t>> users;  // (due, user), in time order
+  };
+  std::vector<poll_queue> poll_queues_;
 
   std::optional<stock_gate> gate_;
   sim::rng order_rng_;
