@@ -169,12 +169,11 @@ class eta_board {
     std::uint64_t released, left;
   };
   // What depends on the history alone, recomputed each round (not at every lookup): the
-  // smoothed release rate, and the fitted line (level at t_ref, slope per second).
+  // smoothed release rate, and the fitted line's slope (users per second).
   struct fitted {
     double smoothed_rate = 0;
     bool line = false;
-    std::int64_t t_ref_ns = 0;
-    double level = 0, slope = 0;
+    double slope = 0;
   };
   void refit(std::size_t list);
 

@@ -207,3 +207,19 @@ TEST(PollFollower, SmoothedRankDoesNotMoveBackWhereTheRawRankDoes) {
   EXPECT_NEAR(c.eta[0].error_s.mean(), -2.0, 1e-6);
   EXPECT_NEAR(c.eta[0].abs_error_s.mean(), 2.0, 1e-6);
 }
+
+TEST(EtaBoard, TheFitsRateStartsFromTheServedPositionNow) {
+  // 10 released a second for 50 rounds, then 100 more since the last round: the line's slope
+  // is 10/s, and the user with 49 ahead is 50 releases away from the position now (5 s),
+  // wherever the line itself would put the position.
+  polling_spec spec;
+  models::eta_board board(spec, 1);
+  for (int k = 1; k <= 50; ++k) {
+    for (int i = 0; i < 10; ++i) board.left(0, true);
+    board.round(k * s_ns);
+  }
+  for (int i = 0; i < 100; ++i) board.left(0, true);
+  const auto eta = board.estimate(0, 49, 50 * s_ns + s_ns / 2);
+  EXPECT_NEAR(eta[3], 5.0, 1e-9);
+  EXPECT_NEAR(eta[1], 5.0, 1e-9);  // the last rounds' rate is 10/s too
+}
