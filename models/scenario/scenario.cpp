@@ -712,6 +712,13 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
                            "a horizon, since every user returns (returns/probability is 1) and "
                            "the run would never end",
                            "none");
+  // Redis commands are counted per second of simulated time (8 counters a second).
+  constexpr double max_polling_horizon_s = 1e6;
+  if (s.polling && s.run.horizon_s && *s.run.horizon_s > max_polling_horizon_s)
+    throw sim::input_error(file + ": /run/horizon_s",
+                           "at most 1000000 s with polling (its Redis commands are counted "
+                           "per second)",
+                           fmt::format("{} s", *s.run.horizon_s));
   s.sla = read_sla(top, s.classes, s.polling.has_value(), s.backend.has_value());
   return s;
 }

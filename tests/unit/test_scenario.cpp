@@ -312,6 +312,9 @@ TEST(Scenario, PollingAndBackendKeysAreChecked) {
                              "discipline": "lifo"})"},
                "test.json: /backend/discipline: expected one of: fifo, ps, found a string "
                "(\"lifo\") (did you mean 'fifo'?)");
+  expect_error({R"(/polling={"interval_s": 3})", "/run/horizon_s=2000000"},
+               "test.json: /run/horizon_s: expected at most 1000000 s with polling (its Redis "
+               "commands are counted per second), found 2000000 s");
   // The effective scenario of a polling run reads back to itself.
   auto j = models::parse_json_text(good, "test.json");
   models::apply_override(
