@@ -31,48 +31,14 @@ json mean_with_interval(const sim::running_moments& m, double level) {
 json polling_json(const models::polling_result& p, const std::vector<std::string>& classes,
                   double follow_share) {
   const auto& s = p.per_second;
-  // Trailing seconds with nothing in them are left out.
-  std::size_t n = 0;
-  for (const auto* v : {&s.enter, &s.remove, &s.release, &s.waiting_polls, &s.discoveries,
-                        &s.post_release_polls, &s.uncached_discoveries})
-    for (std::size_t i = v->size(); i > n; --i)
-      if ((*v)[i - 1]) {
-        n = i;
-        break;
-      }
+  const std::size_t n = p.seconds_used();  // trailing seconds with nothing in them left out
   auto at = [n](const std::vector<std::uint64_t>& v, std::size_t i) {
     return i < v.size() && i < n ? v[i] : std::uint64_t{0};
   };
-  // Commands per second with the cache, and for the same polls with every poll a lookup.
-  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> cached, uncached;
-  // One row per distinct command (a lottery's rank lookup and the released check are both
-  // SISMEMBER), each n seconds long.
-  const std::string released_check = "SISMEMBER";
-  for (auto* table : {&cached, &uncached})
-    for (const auto& name : {p.enter_command, p.remove_command, std::string("EVALSHA release"),
-                             p.rank_command, p.length_command, released_check})
-      if (std::none_of(table->begin(), table->end(),
-                       [&](const auto& row) { return row.first == name; }))
-        table->emplace_back(name, std::vector<std::uint64_t>(n, 0));
-  auto add = [](auto& table, const std::string& name, std::size_t i, std::uint64_t x) {
-    for (auto& [k, v] : table)
-      if (k == name) v[i] += x;
-  };
+  const auto cached = p.commands(true), uncached = p.commands(false);
   std::vector<std::uint64_t> total(n, 0), total_uncached(n, 0), polls(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (auto* table : {&cached, &uncached}) {
-      add(*table, p.enter_command, i, at(s.enter, i));
-      add(*table, p.remove_command, i, at(s.remove, i));
-      add(*table, "EVALSHA release", i, at(s.release, i));
-    }
-    add(cached, p.rank_command, i, at(s.lookups, i) + at(s.discoveries, i));
-    add(cached, p.length_command, i, at(s.lookups, i));
-    add(cached, released_check, i, at(s.discoveries, i));
-    add(uncached, p.rank_command, i, at(s.waiting_polls, i) + at(s.uncached_discoveries, i));
-    add(uncached, p.length_command, i, at(s.waiting_polls, i));
-    add(uncached, released_check, i, at(s.uncached_discoveries, i));
+  for (std::size_t i = 0; i < n; ++i)
     polls[i] = at(s.waiting_polls, i) + at(s.post_release_polls, i) + at(s.discoveries, i);
-  }
   auto totals = [](const auto& table, std::vector<std::uint64_t>& sum) {
     json j = json::object();
     std::uint64_t all = 0;

@@ -43,16 +43,54 @@ std::int64_t ns_of(double s) {
 }
 }  // namespace
 
-std::uint64_t polling_result::commands_in_second(std::size_t i) const {
+std::size_t polling_result::seconds_used() const {
   const auto& s = per_second;
-  auto at = [i](const std::vector<std::uint64_t>& v) { return i < v.size() ? v[i] : 0; };
-  return at(s.enter) + at(s.remove) + at(s.release) + 2 * at(s.lookups) + 2 * at(s.discoveries);
+  std::size_t n = 0;
+  for (const auto* v : {&s.enter, &s.remove, &s.release, &s.waiting_polls, &s.discoveries,
+                        &s.post_release_polls, &s.uncached_discoveries})
+    for (std::size_t i = v->size(); i > n; --i)
+      if ((*v)[i - 1]) {
+        n = i;
+        break;
+      }
+  return n;
+}
+
+polling_result::command_rows polling_result::commands(bool with_cache) const {
+  const auto& s = per_second;
+  const std::size_t n = seconds_used();
+  const std::string released_check = "SISMEMBER";
+  command_rows rows;
+  for (const auto& name : {enter_command, remove_command, std::string("EVALSHA release"),
+                           rank_command, length_command, released_check})
+    if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == name; }))
+      rows.emplace_back(name, std::vector<std::uint64_t>(n, 0));
+  auto add = [&rows, n](const std::string& name, const std::vector<std::uint64_t>& counts,
+                        std::uint64_t times) {
+    for (auto& [k, v] : rows)
+      if (k == name)
+        for (std::size_t i = 0; i < n && i < counts.size(); ++i) v[i] += times * counts[i];
+  };
+  add(enter_command, s.enter, 1);
+  add(remove_command, s.remove, 1);
+  add("EVALSHA release", s.release, 1);
+  const auto& lookups = with_cache ? s.lookups : s.waiting_polls;
+  const auto& told = with_cache ? s.discoveries : s.uncached_discoveries;
+  add(rank_command, lookups, 1);
+  add(rank_command, told, 1);
+  add(length_command, lookups, 1);
+  add(released_check, told, 1);
+  return rows;
 }
 
 std::uint64_t polling_result::peak_commands_per_second() const {
+  const auto rows = commands(true);
   std::uint64_t peak = 0;
-  for (std::size_t i = 0; i < per_second.enter.size(); ++i)
-    peak = std::max(peak, commands_in_second(i));
+  for (std::size_t i = 0; i < seconds_used(); ++i) {
+    std::uint64_t t = 0;
+    for (const auto& [name, v] : rows) t += v[i];
+    peak = std::max(peak, t);
+  }
   return peak;
 }
 

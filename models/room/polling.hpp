@@ -61,10 +61,14 @@ struct polling_result {
   sim::running_moments discovery_delay_s;  // release -> the lookup that tells the user
   std::uint64_t followed_users = 0;
   std::vector<follow_class_result> by_class;
-  // Redis commands in each second with the status cache: entries, removals, release
-  // scripts, two per lookup (rank and length) and two per release lookup (rank and the
-  // released set).
-  std::uint64_t commands_in_second(std::size_t s) const;
+  // Seconds up to the last one with anything counted.
+  std::size_t seconds_used() const;
+  // Redis commands in each of those seconds, by command: with the status cache (a lookup is
+  // rank + length, the lookup that finds the release rank + the released set), or for the
+  // same polls with every poll a lookup. One row per distinct command name (a lottery's rank
+  // lookup and the released check are both SISMEMBER).
+  using command_rows = std::vector<std::pair<std::string, std::vector<std::uint64_t>>>;
+  command_rows commands(bool with_cache) const;
   std::uint64_t peak_commands_per_second() const;
 };
 
