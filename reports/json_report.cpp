@@ -19,9 +19,8 @@ json number_or_null(double x) {
 json mean_with_interval(const sim::running_moments& m, double level) {
   json j{{"mean", m.count() ? json(m.mean()) : json(nullptr)}, {"n", m.count()}};
   if (m.count() > 1) {
-    const double h = sim::student_t_quantile(0.5 + level / 2, static_cast<double>(m.count() - 1)) *
-                     m.stddev() / std::sqrt(static_cast<double>(m.count()));
-    j["ci95"] = {m.mean() - h, m.mean() + h};
+    const auto iv = sim::mean_interval(m, level);
+    j["ci95"] = {iv.lo(), iv.hi()};
   }
   return j;
 }

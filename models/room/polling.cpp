@@ -350,6 +350,7 @@ void poll_follower::start(std::uint32_t user, std::uint32_t user_class, std::int
   r.entry_ns = entry_ns;
   r.next_lookup_ns = std::numeric_limits<std::int64_t>::min();  // the first poll looks up
   users_.emplace(user, std::move(r));
+  ++started_;
 }
 
 std::int64_t poll_follower::poll(record& r, std::int64_t now_ns, const answer* fresh,

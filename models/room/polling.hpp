@@ -192,6 +192,7 @@ class poll_follower {
  public:
   poll_follower(const polling_spec& spec, std::uint64_t salt, std::size_t classes);
   bool follows(std::uint32_t user) const;
+  std::uint64_t started() const { return started_; }
   void start(std::uint32_t user, std::uint32_t user_class, std::int64_t entry_ns);
   // A poll at now: `lookup` says whether the cache had expired; if so the answer is
   // (rank, ETAs) computed now. Returns the interval until the next poll.
@@ -249,6 +250,7 @@ class poll_follower {
   std::uint64_t threshold_;
   std::unordered_map<std::uint32_t, record> users_;
   std::size_t predictions_ = 0;  // held by live records
+  std::uint64_t started_ = 0;    // users followed so far
   std::vector<follow_class_result> by_class_;
 };
 

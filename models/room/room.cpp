@@ -196,8 +196,8 @@ room_result room::run() {
     if (follower_) {
       follower_->finish_all(end_ns);
       result_.polling->by_class = std::move(follower_->results());
+      result_.polling->followed_users = follower_->started();
     }
-    result_.polling->followed_users = followed_;
   }
   if (result_.backend) {
     backend_advance(end_ns);
@@ -371,7 +371,6 @@ void room::enter(std::uint32_t user_class, bool boost, std::int64_t credit_day) 
   if (polls_) {
     polls_->count_enter(now.ns());
     if (follower_ && follower_->follows(user)) {
-      ++followed_;
       follower_->start(user, user_class, now.ns());
       sim_.schedule(
           now + sim::sim_time::from_ns(polls_->start_offset(user) + polls_->interval_at(now.ns())),

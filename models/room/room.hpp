@@ -327,7 +327,6 @@ class room {
   std::optional<eta_board> board_;
   std::optional<poll_follower> follower_;
   std::int64_t suggest_refreshes_ = 0;
-  std::uint64_t followed_ = 0;
   struct poll_queue {
     std::int64_t interval_ns;
     std::deque<std::pair<std::int64_t, std::uint32_t>> users;  // (due, user), in time order

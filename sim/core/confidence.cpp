@@ -78,4 +78,11 @@ interval mean_interval(const std::vector<double>& values, double level) {
   return {mean, t * sd / std::sqrt(n)};
 }
 
+interval mean_interval(const running_moments& m, double level) {
+  if (m.count() == 0) return {0.0, 0.0};
+  if (m.count() < 2) return {m.mean(), std::numeric_limits<double>::infinity()};
+  const double n = static_cast<double>(m.count());
+  return {m.mean(), student_t_quantile(0.5 + 0.5 * level, n - 1.0) * m.stddev() / std::sqrt(n)};
+}
+
 }  // namespace waitroom::sim

@@ -3,6 +3,8 @@
 // replications (or batch means).
 #include <vector>
 
+#include "sim/core/moments.hpp"
+
 namespace waitroom::sim {
 
 // Regularised incomplete beta function I_x(a, b).
@@ -22,5 +24,7 @@ struct interval {
 
 // Two-sided t interval at `level` (e.g. 0.95) for the mean of independent values.
 interval mean_interval(const std::vector<double>& values, double level);
+// The same from running moments of the values (a single value: an infinite half-width).
+interval mean_interval(const running_moments& m, double level);
 
 }  // namespace waitroom::sim
