@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "reports/report.hpp"
-#include "sim/core/confidence.hpp"
+#include "sim/confidence.hpp"
 
 namespace waitroom::reports {
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/distribution.hpp"
-#include "sim/core/time.hpp"
+#include "sim/distribution.hpp"
+#include "sim/time.hpp"
 
 namespace waitroom::models {
 

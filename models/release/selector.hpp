@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "models/release/release_spec.hpp"
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::models {
 

@@ -6,8 +6,8 @@
 
 #include <Eigen/Dense>
 
-#include "sim/core/random.hpp"
-#include "sim/core/time.hpp"
+#include "sim/random.hpp"
+#include "sim/time.hpp"
 
 namespace waitroom::models {
 

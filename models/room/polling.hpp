@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "models/scenario/scenario.hpp"
-#include "sim/core/histogram.hpp"
-#include "sim/core/moments.hpp"
+#include "sim/histogram.hpp"
+#include "sim/moments.hpp"
 
 namespace waitroom::models {
 

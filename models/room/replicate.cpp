@@ -1,6 +1,6 @@
 #include "models/room/replicate.hpp"
 
-#include "sim/core/parallel.hpp"
+#include "sim/parallel.hpp"
 
 namespace waitroom::models {
 

@@ -17,11 +17,11 @@
 #include "models/room/trace.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
-#include "sim/core/histogram.hpp"
-#include "sim/core/moments.hpp"
-#include "sim/core/random.hpp"
-#include "sim/core/serial_table.hpp"
-#include "sim/core/simulator.hpp"
+#include "sim/histogram.hpp"
+#include "sim/moments.hpp"
+#include "sim/random.hpp"
+#include "sim/serial_table.hpp"
+#include "sim/simulator.hpp"
 
 namespace waitroom::models {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 
 namespace waitroom::models {
 

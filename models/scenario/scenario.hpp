@@ -11,8 +11,8 @@
 #include "models/policies/score_policy.hpp"
 #include "models/release/release_spec.hpp"
 #include "models/sla/sla_spec.hpp"
-#include "sim/core/arrivals.hpp"
-#include "sim/core/distribution.hpp"
+#include "sim/arrivals.hpp"
+#include "sim/distribution.hpp"
 
 namespace waitroom::models {
 

@@ -11,7 +11,7 @@
 
 #include "models/room/room.hpp"
 #include "models/sla/sla_spec.hpp"
-#include "sim/core/confidence.hpp"
+#include "sim/confidence.hpp"
 
 namespace waitroom::models {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/core/chunked_vector.hpp"
+#include "sim/chunked_vector.hpp"
 
 namespace waitroom::models {
 

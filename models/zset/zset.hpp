@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "models/zset/order_tree.hpp"
-#include "sim/core/chunked_vector.hpp"
-#include "sim/core/random.hpp"
+#include "sim/chunked_vector.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::models {
 

@@ -21,7 +21,7 @@
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 using namespace waitroom;
 

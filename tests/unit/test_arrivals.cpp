@@ -5,8 +5,8 @@
 
 #include <unistd.h>
 
-#include "sim/core/arrivals.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/arrivals.hpp"
+#include "sim/input_error.hpp"
 
 using namespace waitroom::sim;
 

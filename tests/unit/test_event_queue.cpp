@@ -4,9 +4,9 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/core/event_queue.hpp"
-#include "sim/core/random.hpp"
-#include "sim/core/simulator.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/random.hpp"
+#include "sim/simulator.hpp"
 
 using namespace waitroom::sim;
 
@@ -68,7 +68,7 @@ TEST(Simulator, StopsAtHorizonAndMaxEvents) {
   EXPECT_EQ(m.handled, 1000);
 }
 
-#include "sim/core/serial_table.hpp"
+#include "sim/serial_table.hpp"
 
 TEST(SerialTable, BlocksAreFreedOnceWhenTheirEntitiesAreGone) {
   serial_table<int> t;

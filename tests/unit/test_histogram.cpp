@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/core/histogram.hpp"
-#include "sim/core/moments.hpp"
-#include "sim/core/random.hpp"
+#include "sim/histogram.hpp"
+#include "sim/moments.hpp"
+#include "sim/random.hpp"
 
 using namespace waitroom::sim;
 

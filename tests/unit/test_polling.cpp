@@ -6,7 +6,7 @@
 #include <map>
 
 #include "models/room/polling.hpp"
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 using namespace waitroom;
 using models::polling_spec;

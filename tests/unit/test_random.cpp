@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "sim/core/distribution.hpp"
-#include "sim/core/random.hpp"
+#include "sim/distribution.hpp"
+#include "sim/random.hpp"
 
 using namespace waitroom::sim;
 

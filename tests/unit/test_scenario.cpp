@@ -3,7 +3,7 @@
 
 #include "models/scenario/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "models/zset/zset.hpp"
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 using namespace waitroom::models;
 

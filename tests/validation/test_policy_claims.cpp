@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "models/room/room.hpp"
-#include "sim/core/confidence.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/confidence.hpp"
+#include "sim/input_error.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;

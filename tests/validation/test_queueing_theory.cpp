@@ -9,7 +9,7 @@
 
 #include "models/analytic/queueing.hpp"
 #include "models/room/room.hpp"
-#include "sim/core/confidence.hpp"
+#include "sim/confidence.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;

@@ -4,7 +4,7 @@
 #include "models/room/replicate.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/report.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;

@@ -8,7 +8,7 @@
 #include "models/room/room.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/report.hpp"
-#include "sim/core/confidence.hpp"
+#include "sim/confidence.hpp"
 #include "support/test_support.hpp"
 
 using namespace waitroom;

@@ -1,4 +1,4 @@
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::sim {
 

@@ -18,8 +18,8 @@
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/core/parallel.hpp"
+#include "sim/input_error.hpp"
+#include "sim/parallel.hpp"
 
 namespace waitroom::cli {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {

@@ -1,11 +1,11 @@
-#include "sim/core/arrivals.hpp"
+#include "sim/arrivals.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
 
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 
 namespace waitroom::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/core/confidence.hpp"
+#include "sim/confidence.hpp"
 
 #include <cmath>
 #include <limits>

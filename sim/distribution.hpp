@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/random.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::sim {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/core/time.hpp"
+#include "sim/time.hpp"
 
 namespace waitroom::sim {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "sim/core/event_queue.hpp"
+#include "sim/event_queue.hpp"
 
 namespace waitroom::sim {
 

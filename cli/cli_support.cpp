@@ -13,7 +13,7 @@
 #include <boost/program_options.hpp>
 
 #include "default_scenario.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/input_error.hpp"
 
 namespace po = boost::program_options;
 

@@ -3,7 +3,7 @@
 // replications (or batch means).
 #include <vector>
 
-#include "sim/core/moments.hpp"
+#include "sim/moments.hpp"
 
 namespace waitroom::sim {
 

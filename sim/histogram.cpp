@@ -1,4 +1,4 @@
-#include "sim/core/histogram.hpp"
+#include "sim/histogram.hpp"
 
 #include <algorithm>
 #include <cmath>

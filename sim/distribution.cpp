@@ -1,4 +1,4 @@
-#include "sim/core/distribution.hpp"
+#include "sim/distribution.hpp"
 
 #include <cmath>
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/random.hpp"
-#include "sim/core/time.hpp"
+#include "sim/random.hpp"
+#include "sim/time.hpp"
 
 namespace waitroom::sim {
 

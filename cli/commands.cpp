@@ -20,8 +20,8 @@
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/report.hpp"
-#include "sim/core/confidence.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/confidence.hpp"
+#include "sim/input_error.hpp"
 #include "version.hpp"
 
 namespace po = boost::program_options;

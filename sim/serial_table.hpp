@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/core/block_alloc.hpp"
+#include "sim/block_alloc.hpp"
 
 namespace waitroom::sim {
 
