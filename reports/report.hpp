@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/room/room.hpp"
+#include "models/room/result.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 

@@ -14,6 +14,12 @@ constexpr std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// A uniform double in [0, 1) from the top 53 bits of a 64-bit value (a generator's output or
+// a hash: counter-based draws such as a user's score noise or pay-later choice).
+constexpr double unit_from_hash(std::uint64_t h) {
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
 // FNV-1a: a stable hash of a stream name (std::hash is not stable across libraries).
 constexpr std::uint64_t stable_hash(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -42,7 +48,7 @@ class rng {
   }
 
   // Uniform on [0, 1) with 53 random bits.
-  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform01() { return unit_from_hash(next()); }
   // Uniform on (0, 1]: safe to take the logarithm of.
   double uniform_open0() { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }
   // Unbiased integer in [0, n) (Lemire's multiply-and-reject).

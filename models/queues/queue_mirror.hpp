@@ -16,7 +16,8 @@ class queue_mirror {
   // the scenario; a lottery's sets are numbered by class. Times are simulated nanoseconds.
 
   // ZADD: a user entered `list` with `score`.
-  virtual void enter(std::uint32_t list, std::uint64_t token, double score, std::int64_t now_ns) = 0;
+  virtual void enter(std::uint32_t list, std::uint64_t token, double score,
+                     std::int64_t now_ns) = 0;
   // ZREM (or SREM for a lottery): a waiting user gave up.
   virtual void remove(std::uint32_t list, std::uint64_t token, std::int64_t now_ns) = 0;
   // ZREM from one list, ZADD to another (aging), or to the same list with a new score

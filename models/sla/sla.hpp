@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/room/room.hpp"
+#include "models/room/result.hpp"
 #include "models/sla/sla_spec.hpp"
 #include "sim/confidence.hpp"
 

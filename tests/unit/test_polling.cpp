@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "models/room/polling.hpp"
+#include "models/polling/polling.hpp"
 #include "sim/random.hpp"
 
 using namespace waitroom;

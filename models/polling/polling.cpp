@@ -1,4 +1,4 @@
-#include "models/room/polling.hpp"
+#include "models/polling/polling.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -193,7 +193,7 @@ void poll_counter::grow(std::int64_t t_ns) {
 
 std::int64_t poll_counter::start_offset(std::uint32_t user) const {
   if (jitter_ns_ == 0) return 0;
-  const double u = static_cast<double>(sim::mix64(user ^ salt_) >> 11) * 0x1.0p-53;
+  const double u = sim::unit_from_hash(sim::mix64(user ^ salt_));
   return static_cast<std::int64_t>(u * static_cast<double>(jitter_ns_));
 }
 

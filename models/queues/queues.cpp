@@ -1,0 +1,149 @@
+#include "models/queues/queues.hpp"
+
+#include <algorithm>
+
+namespace waitroom::models {
+
+queues::queues(const scenario& s, users& u)
+    : users_(u),
+      selection_(s.release.selection),
+      sizes_(s.lists.size(), 0),
+      lottery_(s.release.selection.kind == selection_kind::lottery),
+      by_wait_(lottery_ && s.release.selection.wait_scale_s > 0) {
+  for (std::size_t l = 0; l < s.lists.size(); ++l)
+    lists_.push_back(std::make_unique<list_zset>(&users_, static_cast<std::uint8_t>(l)));
+  if (lottery_) {
+    sets_.resize(s.classes.size());
+    entry_sum_.assign(s.classes.size(), 0.0L);
+    by_age_.resize(s.classes.size());
+    users_.attach(&set_pos_);
+  }
+}
+
+void queues::remove(std::uint32_t user, std::int64_t now_ns) {
+  const std::uint32_t l = users_.list_of(user);
+  const std::uint32_t c = users_.cls(user);
+  if (lottery_) {
+    remove_from_set(c, set_pos_[user]);
+    if (mirror_) mirror_->remove(c, users_.token_of(user), now_ns);
+  } else {
+    lists_[l]->zrem(user);
+    if (mirror_) mirror_->remove(l, users_.token_of(user), now_ns);
+  }
+  --sizes_[l];
+  --queued_;
+}
+
+// Like SPOP: swap member i with the last one and drop it.
+void queues::remove_from_set(std::uint32_t c, std::uint32_t i) {
+  auto& set = sets_[c];
+  if (by_wait_) entry_sum_[c] -= static_cast<long double>(users_.entry_ns(set[i])) * 1e-9L;
+  users_.set_list(set[i], users::no_list);
+  set[i] = set.back();
+  set_pos_[set[i]] = i;
+  set.pop_back();
+}
+
+std::uint32_t queues::draw(sim::rng& r, std::int64_t now_ns) {
+  std::uint32_t user;
+  if (by_wait_) {
+    user = draw_by_wait(r, now_ns);
+  } else {
+    const auto& w = selection_.class_weights;
+    double total = 0;
+    for (std::size_t c = 0; c < w.size(); ++c) total += w[c] * static_cast<double>(sets_[c].size());
+    double u = r.uniform01() * total;
+    std::size_t c = 0, last_nonempty = 0;
+    for (; c < w.size(); ++c) {
+      if (sets_[c].empty()) continue;
+      last_nonempty = c;
+      const double wc = w[c] * static_cast<double>(sets_[c].size());
+      if (u < wc) break;
+      u -= wc;
+    }
+    if (c == w.size()) c = last_nonempty;  // rounding at the top end
+    auto& set = sets_[c];
+    const auto i = static_cast<std::uint32_t>(r.below(set.size()));
+    user = set[i];
+    remove_from_set(static_cast<std::uint32_t>(c), i);
+  }
+  --sizes_[0];
+  --queued_;
+  if (mirror_) mirror_->drawn(users_.cls(user), users_.token_of(user), now_ns);
+  return user;
+}
+
+// With wait_scale_s = tau, a user who has waited a seconds weighs w_c (1 + a / tau): a class
+// weighs w_c (n + A / tau), A its users' total wait (from the sum of entry times), and
+// within it a user is drawn uniformly with probability n / (n + A / tau), else in proportion
+// to its wait (a uniform pick accepted with probability wait / longest wait).
+std::uint32_t queues::draw_by_wait(sim::rng& r, std::int64_t now) {
+  const auto& w = selection_.class_weights;
+  const double tau = selection_.wait_scale_s;
+  const long double now_s = static_cast<long double>(now) * 1e-9L;
+  std::vector<double> waited(w.size(), 0.0);
+  double total = 0;
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    const auto n = static_cast<long double>(sets_[c].size());
+    waited[c] = std::max(0.0, static_cast<double>(n * now_s - entry_sum_[c]));
+    total += w[c] * (static_cast<double>(n) + waited[c] / tau);
+  }
+  double u = r.uniform01() * total;
+  std::size_t c = 0, last_nonempty = 0;
+  for (; c < w.size(); ++c) {
+    if (sets_[c].empty()) continue;
+    last_nonempty = c;
+    const double wc = w[c] * (static_cast<double>(sets_[c].size()) + waited[c] / tau);
+    if (u < wc) break;
+    u -= wc;
+  }
+  if (c == w.size()) c = last_nonempty;  // rounding at the top end
+  auto& set = sets_[c];
+  const auto n = static_cast<double>(set.size());
+  auto i = static_cast<std::uint32_t>(r.below(set.size()));
+  if (r.uniform01() * (n + waited[c] / tau) >= n) {
+    auto& oldest = by_age_[c];  // entry order; users gone since are dropped here
+    while (!users_.waiting(oldest.front())) oldest.pop_front();
+    const auto longest = static_cast<double>(now - users_.entry_ns(oldest.front()));
+    while (r.uniform01() * longest >= static_cast<double>(now - users_.entry_ns(set[i])))
+      i = static_cast<std::uint32_t>(r.below(set.size()));
+  }
+  const std::uint32_t user = set[i];
+  remove_from_set(static_cast<std::uint32_t>(c), i);
+  return user;
+}
+
+void queues::move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns) {
+  lists_[from]->zrem(user);
+  --sizes_[from];
+  const double score = users_.score_of(user);
+  lists_[to]->zadd(score, user);
+  ++sizes_[to];
+  if (mirror_) mirror_->move(from, to, users_.token_of(user), score, now_ns);
+}
+
+void queues::rescore_boosted(std::uint32_t user, std::int64_t now_ns) {
+  const std::uint32_t l = users_.list_of(user);
+  lists_[l]->zrem(user);
+  users_.boost(user);
+  const double score = users_.score_of(user);
+  lists_[l]->zadd(score, user);
+  if (mirror_) mirror_->move(l, l, users_.token_of(user), score, now_ns);
+}
+
+std::uint64_t queues::rank(std::uint32_t user, std::int64_t now_ns) const {
+  const std::uint32_t l = users_.list_of(user);
+  const std::uint64_t r = lists_[l]->zrank(user).value_or(0);
+  if (mirror_) mirror_->ranked(l, users_.token_of(user), r, now_ns);
+  return r;
+}
+
+std::size_t queues::memory_bytes() const {
+  std::size_t b = set_pos_.memory_bytes();
+  for (const auto& set : sets_) b += set.capacity() * sizeof(std::uint32_t);
+  for (const auto& q : by_age_) b += q.size() * sizeof(std::uint32_t);
+  for (const auto& l : lists_) b += l->memory_bytes();
+  return b;
+}
+
+}  // namespace waitroom::models

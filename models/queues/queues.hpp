@@ -1,0 +1,123 @@
+#pragma once
+// The waiting lists behind one interface: one Redis-style sorted set per list, or, for a
+// lottery, one unordered set per class (Redis SETs drawn like SPOP). The room enters,
+// removes, pops and ranks users only through this class, and every change is reported to
+// an optional mirror (a live Redis): the seam for a second store. In memory the mirror is a
+// null pointer and each operation is inline, with no virtual call.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/queues/queue_mirror.hpp"
+#include "models/scenario/scenario.hpp"
+#include "models/users/users.hpp"
+#include "models/zset/zset.hpp"
+#include "sim/random.hpp"
+#include "sim/serial_table.hpp"
+
+namespace waitroom::models {
+
+class queues {
+ public:
+  queues(const scenario& s, users& u);
+  void set_mirror(queue_mirror* m) { mirror_ = m; }
+
+  bool lottery() const { return lottery_; }
+  std::uint64_t total() const { return queued_; }
+  std::uint64_t size(std::uint32_t list) const { return sizes_[list]; }
+  const std::vector<std::uint64_t>& sizes() const { return sizes_; }
+  std::uint32_t list_count() const { return static_cast<std::uint32_t>(sizes_.size()); }
+  // The first user of a non-empty list (sorted sets only).
+  std::uint32_t head(std::uint32_t list) const { return lists_[list]->tree().at(0).id; }
+  std::size_t set_size(std::uint32_t user_class) const { return sets_[user_class].size(); }
+
+  // ZADD to `list` (a lottery: SADD to the class's set, counted as list 0).
+  void enter(std::uint32_t user, std::uint32_t user_class, std::uint32_t list,
+             std::int64_t now_ns) {
+    if (lottery_) {
+      auto& set = sets_[user_class];
+      set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
+      set.push_back(user);
+      users_.set_list(user, 0);  // waiting (in a set, not in list 0's sorted set)
+      if (by_wait_) {
+        entry_sum_[user_class] += static_cast<long double>(now_ns) * 1e-9L;
+        by_age_[user_class].push_back(user);
+      }
+      if (mirror_) mirror_->enter(user_class, users_.token_of(user), 0.0, now_ns);
+    } else {
+      const double score = users_.score_of(user);
+      lists_[list]->zadd(score, user);
+      if (mirror_) mirror_->enter(list, users_.token_of(user), score, now_ns);
+    }
+    ++sizes_[list];
+    ++queued_;
+  }
+
+  // ZREM (SREM) of a waiting user who gave up.
+  void remove(std::uint32_t user, std::int64_t now_ns);
+
+  // The release: takes up to n users from the head of `list`, calling f(user) for each in
+  // order; returns how many left.
+  template <class F>
+  std::uint64_t pop(std::uint32_t list, std::uint64_t n, std::int64_t now_ns, F&& f) {
+    if (mirror_) popped_.clear();
+    const std::uint64_t got = lists_[list]->pop_min(n, [&](std::uint32_t user, double) {
+      --sizes_[list];
+      --queued_;
+      if (mirror_) popped_.push_back(users_.token_of(user));
+      f(user);
+    });
+    if (mirror_ && got > 0) mirror_->released(list, popped_, now_ns);
+    return got;
+  }
+
+  // A lottery's release of one user: a class drawn with probability weight x size (x its
+  // users' waits with wait_scale_s), then a member. Returns the user, gone from its set.
+  std::uint32_t draw(sim::rng& r, std::int64_t now_ns);
+
+  // Aging: ZREM from one list, ZADD to another, same score.
+  void move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns);
+  // A temporary-VIP credit applied in place: ZREM, the user is boosted, ZADD at its new score.
+  void rescore_boosted(std::uint32_t user, std::int64_t now_ns);
+  // ZRANK of a waiting user in its list.
+  std::uint64_t rank(std::uint32_t user, std::int64_t now_ns) const;
+  void round_end(std::int64_t now_ns) const {
+    if (mirror_) mirror_->round_end(now_ns);
+  }
+
+  // Every waiting user (for the censored waits and polls at the end of a run).
+  template <class F>
+  void for_each_waiting(F&& f) const {
+    for (const auto& l : lists_) l->tree().for_range(0, l->zcard(), [&](zentry e) { f(e.id); });
+    for (const auto& set : sets_)
+      for (std::uint32_t user : set) f(user);
+  }
+
+  std::size_t memory_bytes() const;
+
+ private:
+  using list_zset = zset<derived_store<users>>;
+  void remove_from_set(std::uint32_t user_class, std::uint32_t index);
+  std::uint32_t draw_by_wait(sim::rng& r, std::int64_t now_ns);
+
+  users& users_;
+  const selection_spec& selection_;
+  queue_mirror* mirror_ = nullptr;
+  std::vector<std::unique_ptr<list_zset>> lists_;
+  std::vector<std::uint64_t> sizes_;  // per list (a lottery counts everyone in list 0)
+  std::uint64_t queued_ = 0;
+  std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
+
+  // Lottery: one unordered set per class and each user's index in it. Weighted by wait, a
+  // class's total wait comes from the sum of its entry times, and an entry-order deque
+  // (pruned lazily) gives its oldest member for the rejection step.
+  bool lottery_;
+  bool by_wait_;
+  std::vector<std::vector<std::uint32_t>> sets_;
+  sim::serial_table<std::uint32_t> set_pos_;
+  std::vector<long double> entry_sum_;
+  std::vector<std::deque<std::uint32_t>> by_age_;
+};
+
+}  // namespace waitroom::models

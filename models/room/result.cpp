@@ -1,0 +1,17 @@
+#include "models/room/result.hpp"
+
+namespace waitroom::models {
+
+void wait_stats::merge(const wait_stats& o) {
+  arrived += o.arrived;
+  released += o.released;
+  waiting_at_end += o.waiting_at_end;
+  refused += o.refused;
+  abandoned += o.abandoned;
+  paid_later += o.paid_later;
+  abandon_s.merge(o.abandon_s);
+  wait_s.merge(o.wait_s);
+  wait_ns.merge(o.wait_ns);
+}
+
+}  // namespace waitroom::models

@@ -1,0 +1,60 @@
+#pragma once
+// Warm-up deletion: whether a released user's wait is recorded (entered after warmup_s, or
+// after the first warmup_customers releases), and for MSER-5 the batch means of 5 waits in
+// release order that choose the truncation point.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario/scenario.hpp"
+#include "sim/time.hpp"
+
+namespace waitroom::models {
+
+class warmup {
+ public:
+  explicit warmup(const run_spec& r)
+      : kind_(r.warmup),
+        from_ns_(sim::sim_time::from_seconds(r.warmup_s).ns()),
+        customers_(r.warmup_customers) {}
+
+  // A user released after wait_ns: true when its wait counts.
+  bool record(std::int64_t entry_ns, std::int64_t wait_ns) {
+    ++released_;
+    switch (kind_) {
+      case warmup_kind::none:
+        return true;
+      case warmup_kind::mser5:  // first pass: keep everything, collect batch means
+        batch_sum_ += static_cast<double>(wait_ns) * 1e-9;
+        if (released_ % 5 == 0) {
+          batch_means_.push_back(batch_sum_ / 5.0);
+          batch_sum_ = 0;
+        }
+        return true;
+      case warmup_kind::time:
+        if (entry_ns >= from_ns_) return true;
+        break;
+      case warmup_kind::customers:
+        if (released_ > customers_) return true;
+        break;
+    }
+    ++dropped_;
+    return false;
+  }
+  std::uint64_t dropped() const { return dropped_; }
+  const std::vector<double>& batch_means() const { return batch_means_; }
+
+ private:
+  warmup_kind kind_;
+  std::int64_t from_ns_;
+  std::uint64_t customers_;
+  std::uint64_t released_ = 0, dropped_ = 0;
+  std::vector<double> batch_means_;
+  double batch_sum_ = 0;
+};
+
+// MSER-5: the number of batches of 5 to drop, minimising the squared standard error of the
+// remaining batch means, searched over the first half.
+std::size_t mser_truncation(const std::vector<double>& batch_means);
+
+}  // namespace waitroom::models

@@ -1,0 +1,85 @@
+#pragma once
+// An optional record of every state change of the waiting room, for troubleshooting (the
+// articles recommend following tokens through the system). The room calls the sink only
+// for events inside the filter; without a sink, tracing costs one pointer test.
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "models/queues/queues.hpp"
+#include "models/users/users.hpp"
+#include "sim/simulator.hpp"
+
+namespace waitroom::models {
+
+struct trace_event {
+  std::int64_t time_ns;
+  std::uint32_t user;   // the visit's serial
+  std::uint64_t token;  // its queue token (the sorted-set member)
+  std::uint32_t user_class;
+  const char* action;  // enter, direct, refused, release, abandon, age, rescore; with a backend:
+                       // reach, no_show, late (decided at the release), reclaim
+  std::int32_t list;   // the list involved, -1 when none
+  std::uint64_t queue_length;  // after the change
+};
+
+class trace_sink {
+ public:
+  virtual ~trace_sink() = default;
+  virtual void write(const trace_event& e) = 0;
+};
+
+struct trace_filter {
+  std::optional<std::int64_t> from_ns, to_ns;
+  std::unordered_set<std::uint32_t> users;  // empty: every user
+  bool accepts(std::int64_t t, std::uint32_t user) const {
+    if (from_ns && t < *from_ns) return false;
+    if (to_ns && t > *to_ns) return false;
+    return users.empty() || users.count(user) > 0;
+  }
+};
+
+// What the components call: one line per state change, with the user's token and the
+// queue length after it. Released users' later lines (reach, no_show, late, reclaim) keep
+// the class noted at the release, as the user's own records may be freed by then.
+class tracer {
+ public:
+  tracer(const sim::simulator& sim, const users& u, const queues& q)
+      : sim_(sim), users_(u), queues_(q) {}
+  void attach(trace_sink* sink, trace_filter filter) {
+    sink_ = sink;
+    filter_ = std::move(filter);
+  }
+  bool on() const { return sink_ != nullptr; }
+
+  void line(std::uint32_t user, std::uint32_t user_class, const char* action, std::int32_t list) {
+    if (!sink_ || !filter_.accepts(sim_.now().ns(), user)) return;
+    sink_->write(
+        {sim_.now().ns(), user, users_.token_of(user), user_class, action, list, queues_.total()});
+  }
+  // Notes a released user's class for the lines that follow it.
+  void remember(std::uint32_t user, std::uint32_t user_class) {
+    if (sink_) released_class_[user] = static_cast<std::uint8_t>(user_class);
+  }
+  void forget(std::uint32_t user) { released_class_.erase(user); }
+  // The last line of a released user.
+  void last_line(std::uint32_t user, const char* action) {
+    if (!sink_) return;
+    auto it = released_class_.find(user);
+    if (it == released_class_.end()) return;
+    line(user, it->second, action, -1);
+    released_class_.erase(it);
+  }
+
+ private:
+  const sim::simulator& sim_;
+  const users& users_;
+  const queues& queues_;
+  trace_sink* sink_ = nullptr;
+  trace_filter filter_;
+  std::unordered_map<std::uint32_t, std::uint8_t> released_class_;
+};
+
+}  // namespace waitroom::models

@@ -1,0 +1,90 @@
+#pragma once
+// The per-user tables of one replication: entry time, class (with the temporary-VIP bit) and
+// the list that holds each waiting user, indexed by visit serial in blocks freed when all
+// their users have left. A user's queue token and score are derived from these, not stored:
+// the token is a hash of the serial (no memory access on score ties) and the score a pure
+// function of entry time, class and serial.
+#include <cstdint>
+
+#include "models/policies/score_policy.hpp"
+#include "sim/random.hpp"
+#include "sim/serial_table.hpp"
+#include "sim/time.hpp"
+
+namespace waitroom::models {
+
+class users {
+ public:
+  static constexpr std::uint8_t no_list = 0xff;  // not waiting (released, gone, or never queued)
+
+  // `classes` is the number of real classes: a credited visit scores as one more class.
+  users(const score_policy& policy, std::uint32_t classes, std::uint64_t token_salt,
+        std::uint64_t noise_salt)
+      : policy_(policy), classes_(classes), token_salt_(token_salt), noise_salt_(noise_salt) {}
+
+  // The next visit's serial (also the serial a refused or direct visit would have had).
+  std::uint32_t next() const { return next_; }
+  // A new waiting user, entering now; returns its serial.
+  std::uint32_t add(std::int64_t now_ns, std::uint32_t user_class, bool boosted) {
+    const std::uint32_t user = next_++;
+    entry_ns_.push(user, now_ns);
+    class_of_.push(user, static_cast<std::uint8_t>(user_class | (boosted ? boosted_bit : 0)));
+    list_of_.push(user, no_list);
+    std::size_t empty = 0;
+    if (liveness_.born(user, empty)) free_block(empty);
+    return user;
+  }
+  // The user has left for good (released or gone): its block may be freed.
+  void retire(std::uint32_t user) {
+    if (liveness_.died(user)) free_block(user >> sim::serial_block_bits);
+  }
+  // False once the user's block was freed: every user in it has left.
+  bool alive(std::uint32_t user) const { return entry_ns_.has(user); }
+  // Alive and in a list (or a lottery set).
+  bool waiting(std::uint32_t user) const { return alive(user) && list_of_[user] != no_list; }
+
+  std::int64_t entry_ns(std::uint32_t user) const { return entry_ns_[user]; }
+  std::uint32_t cls(std::uint32_t user) const { return class_of_[user] & class_mask; }
+  bool boosted(std::uint32_t user) const { return (class_of_[user] & boosted_bit) != 0; }
+  void boost(std::uint32_t user) { class_of_[user] |= boosted_bit; }
+  std::uint8_t list_of(std::uint32_t user) const { return list_of_[user]; }
+  void set_list(std::uint32_t user, std::uint8_t list) { list_of_[user] = list; }
+
+  std::uint64_t token_of(std::uint32_t user) const { return sim::mix64(user ^ token_salt_); }
+  double score_of(std::uint32_t user) const {
+    const double u = sim::unit_from_hash(sim::mix64(user ^ noise_salt_));
+    const std::uint32_t c = boosted(user) ? classes_ : cls(user);
+    return policy_.score(sim::sim_time::from_ns(entry_ns_[user]), c, u);
+  }
+
+  // Another table indexed by serial (a lottery's set positions) freed with these.
+  void attach(sim::serial_table<std::uint32_t>* extra) { extra_ = extra; }
+
+  std::size_t memory_bytes() const {
+    return entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes();
+  }
+
+ private:
+  // A temporary-VIP credit is a bit in the class byte, so at most 127 classes.
+  static constexpr std::uint8_t boosted_bit = 0x80;
+  static constexpr std::uint8_t class_mask = 0x7f;
+
+  void free_block(std::size_t b) {
+    entry_ns_.free_block(b);
+    class_of_.free_block(b);
+    list_of_.free_block(b);
+    if (extra_) extra_->free_block(b);
+  }
+
+  const score_policy& policy_;
+  std::uint32_t classes_;
+  std::uint64_t token_salt_, noise_salt_;
+  std::uint32_t next_ = 0;
+  sim::serial_table<std::int64_t> entry_ns_;
+  sim::serial_table<std::uint8_t> class_of_;
+  sim::serial_table<std::uint8_t> list_of_;
+  sim::block_liveness liveness_;
+  sim::serial_table<std::uint32_t>* extra_ = nullptr;
+};
+
+}  // namespace waitroom::models
