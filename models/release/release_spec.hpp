@@ -20,6 +20,7 @@ enum class selection_kind {
   probabilistic,  // start the scan at list i with probability p_i (seed 004)
   lottery,        // draw waiting users at random, weighted by class (seed 000 layer 3)
   scheduler,      // the list with the oldest head and the most users first (seed 003)
+  deadline,       // the list whose head is closest to its class's wait target (sla block)
 };
 
 struct weight_change {
@@ -37,8 +38,9 @@ struct selection_spec {
   // lottery: a user's weight is its class weight x (1 + waited / wait_scale_s); 0: class
   // weight alone.
   double wait_scale_s = 0.0;
-  double age_weight = 1.0;     // scheduler: per second the head has waited
-  double length_weight = 0.0;  // scheduler: per user in the list
+  double age_weight = 1.0;         // scheduler: per second the head has waited
+  double length_weight = 0.0;      // scheduler: per user in the list
+  std::vector<double> deadline_s;  // deadline: per class, its wait target (from the sla block)
 };
 
 // Release-rate controllers (seed 000 §2.3, §4.2): the tick batch follows the backend's

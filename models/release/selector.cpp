@@ -1,5 +1,7 @@
 #include "models/release/selector.hpp"
 
+#include "models/release/selection.hpp"
+
 namespace waitroom::models {
 
 list_selector::list_selector(const selection_spec& spec, std::size_t lists)
@@ -15,8 +17,8 @@ void list_selector::set_weights(const std::vector<double>& w) {
   current_.assign(weights_.size(), 0.0);  // a new ratio starts a new round
 }
 
-int list_selector::first_non_empty_from(std::size_t start,
-                                        const std::vector<std::uint64_t>& sizes) const {
+int list_selector::first_non_empty(std::size_t start,
+                                   const std::vector<std::uint64_t>& sizes) const {
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     std::size_t i = (start + k) % sizes.size();
     if (sizes[i] > 0) return static_cast<int>(i);
@@ -41,38 +43,15 @@ int list_selector::pick_ratio(const std::vector<std::uint64_t>& sizes) {
   return sizes[static_cast<std::size_t>(best)] > 0 ? best : none;
 }
 
-int list_selector::pick(const std::vector<std::uint64_t>& sizes, sim::rng& r) {
-  switch (kind_) {
-    case selection_kind::strict:
-    case selection_kind::lottery:    // the room draws lottery winners itself
-    case selection_kind::scheduler:  // and looks at the lists' heads itself
-      return first_non_empty_from(0, sizes);
-    case selection_kind::ratio:
-      return pick_ratio(sizes);
-    case selection_kind::probabilistic: {
-      double u = r.uniform01();
-      std::size_t start = 0;
-      while (start + 1 < start_cumulative_.size() && u >= start_cumulative_[start]) ++start;
-      return first_non_empty_from(start, sizes);
-    }
-  }
-  return none;
+int list_selector::pick_start(const std::vector<std::uint64_t>& sizes, sim::rng& r) const {
+  const double u = r.uniform01();
+  std::size_t start = 0;
+  while (start + 1 < start_cumulative_.size() && u >= start_cumulative_[start]) ++start;
+  return first_non_empty(start, sizes);
 }
 
-const char* to_string(selection_kind k) {
-  switch (k) {
-    case selection_kind::strict:
-      return "strict";
-    case selection_kind::ratio:
-      return "ratio";
-    case selection_kind::probabilistic:
-      return "probabilistic";
-    case selection_kind::lottery:
-      return "lottery";
-    case selection_kind::scheduler:
-      return "scheduler";
-  }
-  return "strict";
+int list_selector::pick(const std::vector<std::uint64_t>& sizes, sim::rng& r) {
+  return selection_policy_of(kind_).pick(*this, pick_context{sizes, r});
 }
 
 }  // namespace waitroom::models

@@ -16,14 +16,17 @@ class list_selector {
 
   list_selector(const selection_spec& spec, std::size_t lists);
 
-  // The list for the next released unit given the lists' current sizes.
+  // The list for the next released unit given the lists' current sizes, by the spec's
+  // policy (one that needs the users themselves cannot pick here: see selection.hpp).
   int pick(const std::vector<std::uint64_t>& sizes, sim::rng& r);
   void set_weights(const std::vector<double>& w);
 
- private:
+  // The policies' state: smooth weighted round-robin, the probabilistic start, a scan.
   int pick_ratio(const std::vector<std::uint64_t>& sizes);
-  int first_non_empty_from(std::size_t start, const std::vector<std::uint64_t>& sizes) const;
+  int pick_start(const std::vector<std::uint64_t>& sizes, sim::rng& r) const;
+  int first_non_empty(std::size_t start, const std::vector<std::uint64_t>& sizes) const;
 
+ private:
   selection_kind kind_;
   bool work_conserving_;
   std::vector<double> weights_;

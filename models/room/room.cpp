@@ -30,22 +30,6 @@ std::vector<double> shares(const std::vector<T>& items, F share) {
   return out;
 }
 
-// The scheduler's list (seed 003): the largest age_weight x head's wait + length_weight x
-// length; ties go to the earlier list.
-int pick_scheduled(const selection_spec& spec, const queues& q, const users& u, std::int64_t now) {
-  int best = list_selector::none;
-  double best_value = -1.0;
-  for (std::uint32_t l = 0; l < q.list_count(); ++l) {
-    if (q.size(l) == 0) continue;
-    const double value = spec.age_weight * static_cast<double>(now - u.entry_ns(q.head(l))) * 1e-9 +
-                         spec.length_weight * static_cast<double>(q.size(l));
-    if (value > best_value) {
-      best_value = value;
-      best = static_cast<int>(l);
-    }
-  }
-  return best;
-}
 }  // namespace
 
 room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
@@ -66,6 +50,7 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
              sim::rng(seed, replication, "score_noise").next()),
       queues_(s, users_),
       trace_(sim_, users_, queues_),
+      selection_(selection_policy_of(s.release.selection.kind)),
       selector_(s.release.selection, s.lists.size()),
       controller_(s.release.controller, s.release.batch),
       aging_(s, sim_, users_, queues_),
@@ -331,16 +316,15 @@ std::uint64_t room::release(std::uint64_t n) {
     return done_n;
   }
   if (queues_.list_count() == 1) return pop(0, n);
-  const auto sel = sc_.release.selection.kind;
-  if (sel == selection_kind::strict) {
+  if (selection_.in_list_order) {
     for (std::uint32_t l = 0; l < queues_.list_count() && done_n < n; ++l)
       done_n += pop(l, n - done_n);
     return done_n;
   }
+  const pick_context ctx{queues_.sizes(), select_rng_, &queues_,
+                         &users_,         now,         &sc_.release.selection};
   for (std::uint64_t k = 0; k < n && queues_.total() > 0; ++k) {
-    const int l = sel == selection_kind::scheduler
-                      ? pick_scheduled(sc_.release.selection, queues_, users_, now)
-                      : selector_.pick(queues_.sizes(), select_rng_);
+    const int l = selection_.pick(selector_, ctx);
     if (l == list_selector::none) {
       ++result_.lost_release_units;  // a non-work-conserving share of an empty list
       continue;

@@ -15,6 +15,7 @@
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/queues.hpp"
 #include "models/release/controller.hpp"
+#include "models/release/selection.hpp"
 #include "models/release/selector.hpp"
 #include "models/room/result.hpp"
 #include "models/room/warmup.hpp"
@@ -79,6 +80,7 @@ class room {
   users users_;
   queues queues_;
   tracer trace_;
+  const selection_policy& selection_;
   list_selector selector_;
   rate_controller controller_;
   aging aging_;

@@ -1,5 +1,7 @@
 #include "models/scenario/scenario.hpp"
 
+#include "models/release/selection.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -337,80 +339,19 @@ score_policy read_policy(const object_reader& top, const std::vector<user_class>
 selection_spec read_selection(const object_reader& rel, const std::vector<user_class>& classes,
                               const std::vector<list_spec>& lists, bool tick) {
   selection_spec sel;
-  auto r = rel.object("selection",
-                      {"kind", "weights", "work_conserving", "schedule", "start_probabilities",
-                       "class_weights", "wait_scale_s", "age_weight", "length_weight"},
-                      false);
+  std::vector<std::string> keys{"kind"};
+  for (const auto& p : selection_policies()) keys.insert(keys.end(), p.keys.begin(), p.keys.end());
+  auto r = rel.object("selection", keys, false);
   if (!r) return sel;
-  std::string kind =
-      r->choice("kind", std::nullopt, {"strict", "ratio", "probabilistic", "lottery", "scheduler"});
-  r->only_when("weights", "for selection", kind, "selection", "ratio");
-  r->only_when("work_conserving", "for selection", kind, "selection", "ratio");
-  r->only_when("schedule", "for selection", kind, "selection", "ratio");
-  r->only_when("start_probabilities", "for selection", kind, "selection", "probabilistic");
-  r->only_when("class_weights", "for selection", kind, "selection", "lottery");
-  r->only_when("wait_scale_s", "for selection", kind, "selection", "lottery");
-  r->only_when("age_weight", "for selection", kind, "selection", "scheduler");
-  r->only_when("length_weight", "for selection", kind, "selection", "scheduler");
-  // One number per list (or class), each >= 0, not all 0 (or summing to 1).
-  auto per_list = [&](const object_reader& o, const std::string& key, std::size_t n,
-                      const std::string& what, bool probabilities) {
-    const json& a = o.array(key, 1);
-    if (a.size() != n) o.fail(key, fmt::format("{} numbers, one per {}", n, what), describe(a));
-    std::vector<double> v;
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!a[i].is_number() || a[i].get<double>() < 0 || a[i].get<double>() > 1e12)
-        o.fail_item(key, i, "a number >= 0", describe(a[i]));
-      v.push_back(a[i].get<double>());
-      sum += v.back();
+  const std::string kind = r->choice("kind", std::nullopt, selection_policy_names());
+  for (const auto& p : selection_policies())
+    for (const auto& key : p.keys)
+      r->only_when(key, "for selection", kind, "selection", std::string(p.name));
+  for (const auto& p : selection_policies())
+    if (p.name == kind) {
+      sel.kind = p.kind;
+      p.read(*r, selection_read_context{classes, lists, tick}, sel);
     }
-    if (probabilities && std::abs(sum - 1.0) > 1e-9)
-      o.fail(key, "probabilities that sum to 1", fmt::format("a sum of {:.9g}", sum));
-    if (!probabilities && sum <= 0) o.fail(key, "at least one weight above 0", describe(a));
-    return v;
-  };
-  if (kind == "strict") {
-    sel.kind = selection_kind::strict;
-  } else if (kind == "ratio") {
-    sel.kind = selection_kind::ratio;
-    sel.weights = per_list(*r, "weights", lists.size(), "list", false);
-    sel.work_conserving = r->boolean("work_conserving", true);
-    if (!sel.work_conserving && !tick)
-      r->fail("work_conserving",
-              "true in concurrency mode (a free slot always takes a waiting user)", "false");
-    if (r->has("schedule")) {
-      const json& sch = r->array("schedule", 1);
-      double last = 0;
-      for (std::size_t i = 0; i < sch.size(); ++i) {
-        object_reader e(sch[i], r->file(), r->pointer("schedule") + "/" + std::to_string(i),
-                        {"at_s", "weights"});
-        double at = e.number("at_s", std::nullopt, {0.0, max_seconds, true});
-        if (at <= last && i > 0)
-          e.fail("at_s", fmt::format("a time after {}", last), describe(e.raw("at_s")));
-        last = at;
-        sel.schedule.push_back({at, per_list(e, "weights", lists.size(), "list", false)});
-      }
-    }
-  } else if (kind == "scheduler") {
-    sel.kind = selection_kind::scheduler;
-    sel.age_weight = r->number("age_weight", 1.0, {0.0, 1e12});
-    sel.length_weight = r->number("length_weight", 0.0, {0.0, 1e12});
-    if (sel.age_weight <= 0 && sel.length_weight <= 0)
-      r->fail("age_weight", "age_weight or length_weight above 0", "both 0");
-  } else if (kind == "probabilistic") {
-    sel.kind = selection_kind::probabilistic;
-    sel.start_probabilities = per_list(*r, "start_probabilities", lists.size(), "list", true);
-  } else {
-    // "class_weights": {"vip": 5, "normal": 1}: every class, each > 0.
-    sel.kind = selection_kind::lottery;
-    std::vector<std::string> names;
-    for (const auto& c : classes) names.push_back(c.name);
-    auto cw = *r->object("class_weights", names, true);
-    for (const auto& c : classes)
-      sel.class_weights.push_back(cw.number(c.name, std::nullopt, {0.0, 1e12, true}));
-    sel.wait_scale_s = r->number("wait_scale_s", 0.0, {0.0, max_seconds});
-  }
   return sel;
 }
 
@@ -720,6 +661,8 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
                            "per second)",
                            fmt::format("{} s", *s.run.horizon_s));
   s.sla = read_sla(top, s.classes, s.polling.has_value(), s.backend.has_value());
+  if (auto finish = selection_policy_of(s.release.selection.kind).finish)
+    finish(s.sla, s.classes, file + ": /release/selection/kind", s.release.selection);
   return s;
 }
 
@@ -928,25 +871,7 @@ json to_json(const scenario& s) {
   }
   const selection_spec& sel = s.release.selection;
   json sj{{"kind", to_string(sel.kind)}};
-  if (sel.kind == selection_kind::ratio) {
-    sj["weights"] = sel.weights;
-    sj["work_conserving"] = sel.work_conserving;
-    if (!sel.schedule.empty()) {
-      sj["schedule"] = json::array();
-      for (const auto& w : sel.schedule)
-        sj["schedule"].push_back({{"at_s", w.at_s}, {"weights", w.weights}});
-    }
-  } else if (sel.kind == selection_kind::probabilistic) {
-    sj["start_probabilities"] = sel.start_probabilities;
-  } else if (sel.kind == selection_kind::scheduler) {
-    sj["age_weight"] = sel.age_weight;
-    sj["length_weight"] = sel.length_weight;
-  } else if (sel.kind == selection_kind::lottery) {
-    sj["class_weights"] = json::object();
-    for (std::size_t c = 0; c < s.classes.size(); ++c)
-      sj["class_weights"][s.classes[c].name] = sel.class_weights[c];
-    sj["wait_scale_s"] = sel.wait_scale_s;
-  }
+  selection_policy_of(sel.kind).write(sel, s.class_names(), sj);
   r["selection"] = sj;
   const auto& c = s.release.controller;
   if (c.kind == controller_kind::tiered)

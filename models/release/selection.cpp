@@ -1,0 +1,51 @@
+#include "models/release/selection.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace waitroom::models {
+
+const std::vector<selection_policy>& selection_policies() {
+  static const std::vector<selection_policy> table{
+      strict_policy(),  ratio_policy(),     probabilistic_policy(),
+      lottery_policy(), scheduler_policy(), deadline_policy(),
+  };
+  return table;
+}
+
+const selection_policy& selection_policy_of(selection_kind k) {
+  for (const auto& p : selection_policies())
+    if (p.kind == k) return p;
+  return selection_policies().front();
+}
+
+std::vector<std::string> selection_policy_names() {
+  std::vector<std::string> out;
+  for (const auto& p : selection_policies()) out.emplace_back(p.name);
+  return out;
+}
+
+const char* to_string(selection_kind k) {
+  return selection_policy_of(k).name.data();
+}
+
+std::vector<double> read_per_list(const object_reader& o, const std::string& key, std::size_t n,
+                                  const std::string& what, bool probabilities) {
+  const json& a = o.array(key, 1);
+  if (a.size() != n) o.fail(key, fmt::format("{} numbers, one per {}", n, what), describe(a));
+  std::vector<double> v;
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!a[i].is_number() || a[i].get<double>() < 0 || a[i].get<double>() > 1e12)
+      o.fail_item(key, i, "a number >= 0", describe(a[i]));
+    v.push_back(a[i].get<double>());
+    sum += v.back();
+  }
+  if (probabilities && std::abs(sum - 1.0) > 1e-9)
+    o.fail(key, "probabilities that sum to 1", fmt::format("a sum of {:.9g}", sum));
+  if (!probabilities && sum <= 0) o.fail(key, "at least one weight above 0", describe(a));
+  return v;
+}
+
+}  // namespace waitroom::models
