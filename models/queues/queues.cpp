@@ -138,6 +138,19 @@ std::uint64_t queues::rank(std::uint32_t user, std::int64_t now_ns) const {
   return r;
 }
 
+std::vector<double> queues::expected_ranks(const std::vector<double>& w) const {
+  std::vector<double> out;
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    double rank = 0;
+    for (std::size_t o = 0; o < w.size(); ++o) {
+      const double others = static_cast<double>(sets_[o].size()) - (o == c ? 1.0 : 0.0);
+      if (others > 0) rank += others * w[o] / (w[o] + w[c]);
+    }
+    out.push_back(rank);
+  }
+  return out;
+}
+
 std::size_t queues::memory_bytes() const {
   std::size_t b = set_pos_.memory_bytes();
   for (const auto& set : sets_) b += set.capacity() * sizeof(std::uint32_t);

@@ -388,20 +388,9 @@ void room::on_session_end() {
 void room::on_sample() {
   queue_sample s{
       sim_.now().seconds(), queues_.total(), waiting_by_class_, released_since_sample_, {}};
-  // A lottery's users have no position: the expected number drawn before a user of each class
-  // from the class weights (weighted by wait there is no such form).
-  if (queues_.lottery() && sc_.release.selection.wait_scale_s == 0) {
-    const auto& w = sc_.release.selection.class_weights;
-    for (std::size_t c = 0; c < w.size(); ++c) {
-      double rank = 0;
-      for (std::size_t o = 0; o < w.size(); ++o) {
-        const double others = static_cast<double>(queues_.set_size(static_cast<std::uint32_t>(o))) -
-                              (o == c ? 1.0 : 0.0);
-        if (others > 0) rank += others * w[o] / (w[o] + w[c]);
-      }
-      s.expected_rank_by_class.push_back(rank);
-    }
-  }
+  // A lottery's users have no position; weighted by wait there is no closed form either.
+  if (queues_.lottery() && sc_.release.selection.wait_scale_s == 0)
+    s.expected_rank_by_class = queues_.expected_ranks(sc_.release.selection.class_weights);
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
   // In concurrency mode there are no ticks: the ETA estimators' rounds are the samples.
