@@ -19,7 +19,7 @@ returns::returns(const scenario& s, sim::simulator& sim, const users& u, queues&
   }
 }
 
-void returns::entered(std::uint32_t user, const visit& v) {
+void returns::note_entry(std::uint32_t user, const visit& v) {
   if (v.credit_day >= 0) credit_day_[user] = v.credit_day;
   if (comp_ && comp_->in_place && comp_->eligible[v.user_class] && !v.boosted) {
     due_.push_back(user);
@@ -38,23 +38,17 @@ std::int64_t returns::take_credit_day(std::uint32_t user) {
   return day;
 }
 
-void returns::released(std::uint32_t user, std::uint32_t c, std::int64_t wait_ns) {
-  if (!active_) return;
+// Whoever leaves, released or giving up, may come back, and a long wait earns a credit.
+void returns::visit_ended(std::uint32_t user, std::uint32_t c, std::int64_t wait_ns,
+                          bool released) {
   const bool was_boosted = users_.boosted(user);
   const std::int64_t credit_day = take_credit_day(user);
-  if (was_boosted) {
+  if (released && was_boosted) {
     result_->credited.wait_s.add(static_cast<double>(wait_ns) * 1e-9);
     result_->credited.wait_ns.add(wait_ns);
     ++result_->credited.released;
   }
   after_visit(c, wait_ns, was_boosted, credit_day);
-}
-
-void returns::gave_up(std::uint32_t user, std::uint32_t c, std::int64_t wait_ns) {
-  // Whoever gives up may come back, and a long wait earns a credit as it would have on
-  // release.
-  const std::int64_t credit_day = take_credit_day(user);
-  if (active_) after_visit(c, wait_ns, users_.boosted(user), credit_day);
 }
 
 void returns::after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,

@@ -36,16 +36,23 @@ class returns {
 
   // Whether the scenario has returns or credits at all.
   bool active() const { return active_; }
-  // A visit entered the queue as `user`.
-  void entered(std::uint32_t user, const visit& v);
+  // A visit entered the queue as `user`. (The tests of active_ here keep the common case, no
+  // returns and no credits, to a predictable branch on the hot path.)
+  void entered(std::uint32_t user, const visit& v) {
+    if (active_) note_entry(user, v);
+  }
   // A visit that never queued (concurrency mode, a free slot) ended at once.
   void served_at_once(const visit& v) {
     if (active_) after_visit(v.user_class, 0, v.boosted, v.credit_day);
   }
   // A waiting user was released after wait_ns.
-  void released(std::uint32_t user, std::uint32_t user_class, std::int64_t wait_ns);
+  void released(std::uint32_t user, std::uint32_t user_class, std::int64_t wait_ns) {
+    if (active_) visit_ended(user, user_class, wait_ns, true);
+  }
   // A waiting user gave up after wait_ns.
-  void gave_up(std::uint32_t user, std::uint32_t user_class, std::int64_t wait_ns);
+  void gave_up(std::uint32_t user, std::uint32_t user_class, std::int64_t wait_ns) {
+    if (active_) visit_ended(user, user_class, wait_ns, false);
+  }
   // k_return: the visit that comes back.
   visit on_return(std::uint32_t index);
   // k_compensate: re-scores users whose wait passed the threshold, calling rescored(user).
@@ -60,6 +67,9 @@ class returns {
   static constexpr std::int64_t day_ns = 86'400'000'000'000;
   static std::int64_t day_of(std::int64_t ns) { return ns / day_ns; }
   std::int64_t take_credit_day(std::uint32_t user);
+  void note_entry(std::uint32_t user, const visit& v);
+  void visit_ended(std::uint32_t user, std::uint32_t user_class, std::int64_t wait_ns,
+                   bool released);
   void after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_boosted,
                    std::int64_t credit_day);
   void schedule_compensation(std::int64_t now);
