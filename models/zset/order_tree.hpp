@@ -3,6 +3,8 @@
 // sorted set: by score, then by the member's bytes. Member bytes live in a Store (see
 // zset.hpp); the tree keeps only a 32-bit id per entry (12 bytes a member in a leaf) and
 // asks the store for the ids' tie keys (member bytes) only when their scores tie.
+// One data structure with its node layout, rebalancing and order statistics, hence one file
+// past 450 lines.
 //
 // Invariants: every inner node keeps, for each child, the child's entry count and the
 // exact smallest key of the child's subtree (so separators never name a removed member,
