@@ -1,5 +1,5 @@
 // Reading, validating and writing back a scenario. Past 450 lines: the split into one reader
-// per section plus one writer (issue 9, item 4) is not done yet.
+// per section plus one writer is still to do.
 #include "models/scenario/scenario.hpp"
 
 #include "models/release/selection.hpp"
