@@ -41,7 +41,7 @@ std::vector<workload> workloads(double scale) {
     "release": {{"mode": "concurrency", "slots": 1, "session_s": {{"dist": "exponential", "mean": 1.0}}}},
     "run": {{"sample_interval_s": 100000}}}})",
                                 n / 0.8);
-  // The flash crowd under each selection policy (none may fall below half of the
+  // The flash crowd under each selection policy (issue 3: none may fall below half of the
   // offset policy's users/s). Two lists, VIP first, where a policy needs lists.
   auto flash = [&](const std::string& queue_extra, const std::string& selection,
                    const std::string& top_extra = "") {
