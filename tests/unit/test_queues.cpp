@@ -1,0 +1,392 @@
+// The waiting lists behind one interface, seen through a recording mirror: the exact calls a
+// live store receives, pop order (score, then token), sizes, and a lottery's sets.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/queues/queue_mirror.hpp"
+#include "models/queues/queues.hpp"
+#include "models/users/users.hpp"
+#include "sim/random.hpp"
+#include "support/test_support.hpp"
+
+using namespace waitroom;
+using models::queues;
+using models::users;
+using testing_support::scenario_from;
+
+namespace {
+
+constexpr std::int64_t s_ns = 1'000'000'000;
+
+// A token as Redis member bytes: 16 lowercase hex digits.
+std::string hex(std::uint64_t token) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016" PRIx64, token);
+  return b;
+}
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// Logs every call, one line each, in the order they came.
+class recording_mirror : public models::queue_mirror {
+ public:
+  std::vector<std::string> calls;
+  void enter(std::uint32_t list, std::uint64_t token, double score, std::int64_t now) override {
+    calls.push_back("enter " + std::to_string(list) + " " + hex(token) + " " + num(score) + " " +
+                    std::to_string(now));
+  }
+  void remove(std::uint32_t list, std::uint64_t token, std::int64_t now) override {
+    calls.push_back("remove " + std::to_string(list) + " " + hex(token) + " " +
+                    std::to_string(now));
+  }
+  void move(std::uint32_t from, std::uint32_t to, std::uint64_t token, double score,
+            std::int64_t now) override {
+    calls.push_back("move " + std::to_string(from) + " " + std::to_string(to) + " " + hex(token) +
+                    " " + num(score) + " " + std::to_string(now));
+  }
+  void released(std::uint32_t list, std::span<const std::uint64_t> tokens,
+                std::int64_t now) override {
+    std::string line = "released " + std::to_string(list);
+    for (std::uint64_t t : tokens) line.append(" ").append(hex(t));
+    line.append(" ").append(std::to_string(now));
+    calls.push_back(line);
+  }
+  void drawn(std::uint32_t set, std::uint64_t token, std::int64_t now) override {
+    calls.push_back("drawn " + std::to_string(set) + " " + hex(token) + " " + std::to_string(now));
+  }
+  void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
+              std::int64_t now) override {
+    calls.push_back("ranked " + std::to_string(list) + " " + hex(token) + " " +
+                    std::to_string(rank) + " " + std::to_string(now));
+  }
+  void round_end(std::int64_t now) override { calls.push_back("round_end " + std::to_string(now)); }
+};
+
+// vip (10 s ahead) in list "fast", normal in list "slow"; scores in ms.
+const std::string two_lists = R"({"name": "q",
+  "classes": [{"name": "vip", "share": 0.5, "offset_ms": 10000}, {"name": "normal", "share": 0.5}],
+  "arrivals": {"process": "poisson", "rate_per_s": 1},
+  "queue": {"policy": "offset", "lists": [{"name": "fast", "classes": ["vip"]},
+                                          {"name": "slow", "classes": ["normal"]}]},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 1, "selection": {"kind": "strict"}},
+  "run": {"horizon_s": 10}})";
+
+const std::string one_list_credit = R"({"name": "q",
+  "classes": [{"name": "vip", "share": 0.5, "offset_ms": 10000}, {"name": "normal", "share": 0.5}],
+  "arrivals": {"process": "poisson", "rate_per_s": 1},
+  "queue": {"policy": "offset",
+            "compensation": {"threshold_s": 60, "offset_ms": 60000, "in_place": true}},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 1},
+  "run": {"horizon_s": 10}})";
+
+std::string lottery(const std::string& extra = "") {
+  return R"({"name": "q",
+  "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+  "arrivals": {"process": "poisson", "rate_per_s": 1},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 1,
+              "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1})" +
+         extra + R"(}},
+  "run": {"horizon_s": 10}})";
+}
+
+// A user entered now into its class's list (route[class][0]).
+std::uint32_t enter(const models::scenario& s, users& u, queues& q, std::int64_t now,
+                    std::uint32_t c) {
+  const std::uint32_t user = u.add(now, c, false);
+  q.enter(user, c, s.route[c][0], now);
+  return user;
+}
+
+std::vector<std::uint32_t> waiting_of(const queues& q) {
+  std::vector<std::uint32_t> out;
+  q.for_each_waiting([&](std::uint32_t user) { out.push_back(user); });
+  return out;
+}
+
+}  // namespace
+
+TEST(Queues, EnterRankPopAndRoundEndReachTheMirrorExactly) {
+  const auto s = scenario_from(two_lists);
+  users u(s.policy, 2, 11, 12);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  EXPECT_FALSE(q.lottery());
+  EXPECT_EQ(q.list_count(), 2u);
+  const auto u0 = enter(s, u, q, 1 * s_ns, 1);            // slow, 1000 ms
+  const auto u1 = enter(s, u, q, 2 * s_ns, 0);            // fast, 2000 - 10000
+  const auto u2 = enter(s, u, q, 1 * s_ns + 400'000, 1);  // slow, 1000.4 ms truncated: a tie
+  EXPECT_EQ(q.size(0), 1u);
+  EXPECT_EQ(q.size(1), 2u);
+  EXPECT_EQ(q.sizes(), (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(q.total(), 3u);
+  EXPECT_EQ(u.list_of(u0), 1u);
+  EXPECT_EQ(u.list_of(u1), 0u);
+  // The tie at 1000 goes to the smaller token.
+  const bool u0_first = u.token_of(u0) < u.token_of(u2);
+  const std::uint32_t first = u0_first ? u0 : u2, second = u0_first ? u2 : u0;
+  EXPECT_EQ(q.head(1), first);
+  EXPECT_EQ(q.rank(u2, 3 * s_ns), u0_first ? 1u : 0u);
+  std::vector<std::uint32_t> popped;
+  EXPECT_EQ(q.pop(1, 5, 4 * s_ns, [&](std::uint32_t user) { popped.push_back(user); }), 2u);
+  EXPECT_EQ(popped, (std::vector<std::uint32_t>{first, second}));
+  EXPECT_EQ(q.pop(1, 5, 4 * s_ns, [&](std::uint32_t) { ADD_FAILURE(); }), 0u);  // empty: no call
+  q.round_end(5 * s_ns);
+  EXPECT_EQ(q.sizes(), (std::vector<std::uint64_t>{1, 0}));
+  EXPECT_EQ(q.total(), 1u);
+  EXPECT_FALSE(u.waiting(u0));
+  EXPECT_FALSE(u.waiting(u2));
+  EXPECT_TRUE(u.waiting(u1));
+
+  const std::vector<std::string> want{
+      "enter 1 " + hex(u.token_of(u0)) + " 1000 1000000000",
+      "enter 0 " + hex(u.token_of(u1)) + " -8000 2000000000",
+      "enter 1 " + hex(u.token_of(u2)) + " 1000 1000400000",
+      "ranked 1 " + hex(u.token_of(u2)) + (u0_first ? " 1" : " 0") + " 3000000000",
+      "released 1 " + hex(u.token_of(first)) + " " + hex(u.token_of(second)) + " 4000000000",
+      "round_end 5000000000"};
+  EXPECT_EQ(m.calls, want);
+}
+
+TEST(Queues, PopOrderIsScoreThenTokenAndTokenHexOrderIsNumericOrder) {
+  const auto s = scenario_from(two_lists);
+  users u(s.policy, 2, 21, 22);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  // 60 normal users over 6 distinct milliseconds: ten-way ties on every score.
+  std::vector<std::uint32_t> want;
+  for (int i = 0; i < 60; ++i) want.push_back(enter(s, u, q, (5 - i % 6) * 1'000'000, 1));
+  std::sort(want.begin(), want.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (u.score_of(a) != u.score_of(b)) return u.score_of(a) < u.score_of(b);
+    return u.token_of(a) < u.token_of(b);
+  });
+  m.calls.clear();
+  std::vector<std::uint32_t> got;
+  std::uint64_t n = 0;
+  while (q.size(1) > 0) n += q.pop(1, 7, 0, [&](std::uint32_t user) { got.push_back(user); });
+  EXPECT_EQ(n, 60u);
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(m.calls.size(), 9u);  // 8 releases of 7 and one of 4
+  // The mirror's members in release order: within a score, byte order = numeric order.
+  std::vector<std::string> members;
+  for (std::uint32_t user : want) members.push_back(hex(u.token_of(user)));
+  for (std::size_t k = 0; k + 1 < want.size(); ++k)
+    if (u.score_of(want[k]) == u.score_of(want[k + 1])) {
+      EXPECT_LT(members[k], members[k + 1]);
+    }
+  std::string joined;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    if (k % 7 == 0) joined += (k ? " 0\n" : "") + std::string("released 1");
+    joined += " " + members[k];
+  }
+  joined += " 0";
+  std::string seen;
+  for (const auto& c : m.calls) seen += (seen.empty() ? "" : "\n") + c;
+  EXPECT_EQ(seen, joined);
+  EXPECT_EQ(q.total(), 0u);
+}
+
+TEST(Queues, RemoveAndMoveKeepSizesAndReachTheMirror) {
+  const auto s = scenario_from(two_lists);
+  users u(s.policy, 2, 31, 32);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  const auto u0 = enter(s, u, q, 1 * s_ns, 1);
+  const auto u1 = enter(s, u, q, 2 * s_ns, 0);
+  const auto u2 = enter(s, u, q, 3 * s_ns, 1);
+  m.calls.clear();
+  q.remove(u2, 4 * s_ns);  // gave up
+  EXPECT_FALSE(u.waiting(u2));
+  EXPECT_EQ(q.sizes(), (std::vector<std::uint64_t>{1, 1}));
+  EXPECT_EQ(q.total(), 2u);
+  q.move(u0, 1, 0, 5 * s_ns);  // aging: up to the fast list, same score
+  EXPECT_EQ(u.list_of(u0), 0u);
+  EXPECT_EQ(q.sizes(), (std::vector<std::uint64_t>{2, 0}));
+  EXPECT_EQ(q.total(), 2u);
+  EXPECT_EQ(q.head(0), u1);  // -8000 before 1000
+  EXPECT_EQ(q.rank(u0, 6 * s_ns), 1u);
+  std::vector<std::uint32_t> popped;
+  q.pop(0, 2, 7 * s_ns, [&](std::uint32_t user) { popped.push_back(user); });
+  EXPECT_EQ(popped, (std::vector<std::uint32_t>{u1, u0}));
+  const std::vector<std::string> want{
+      "remove 1 " + hex(u.token_of(u2)) + " 4000000000",
+      "move 1 0 " + hex(u.token_of(u0)) + " 1000 5000000000",
+      "ranked 0 " + hex(u.token_of(u0)) + " 1 6000000000",
+      "released 0 " + hex(u.token_of(u1)) + " " + hex(u.token_of(u0)) + " 7000000000"};
+  EXPECT_EQ(m.calls, want);
+}
+
+TEST(Queues, ACreditInPlaceRescoresToTheFront) {
+  const auto s = scenario_from(one_list_credit);
+  users u(s.policy, 2, 41, 42);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  enter(s, u, q, 1 * s_ns, 1);
+  enter(s, u, q, 2 * s_ns, 1);
+  const auto u2 = enter(s, u, q, 3 * s_ns, 1);
+  EXPECT_EQ(q.rank(u2, 0), 2u);
+  m.calls.clear();
+  q.rescore_boosted(u2, 70 * s_ns);
+  EXPECT_TRUE(u.boosted(u2));
+  EXPECT_DOUBLE_EQ(u.score_of(u2), 3000.0 - 60000.0);
+  EXPECT_EQ(q.head(0), u2);
+  EXPECT_EQ(q.rank(u2, 71 * s_ns), 0u);
+  EXPECT_EQ(q.size(0), 3u);
+  EXPECT_EQ(q.total(), 3u);
+  const std::vector<std::string> want{"move 0 0 " + hex(u.token_of(u2)) + " -57000 70000000000",
+                                      "ranked 0 " + hex(u.token_of(u2)) + " 0 71000000000"};
+  EXPECT_EQ(m.calls, want);
+}
+
+TEST(Queues, WithoutAMirrorTheSameOperationsWork) {
+  const auto s = scenario_from(two_lists);
+  users u(s.policy, 2, 51, 52);
+  queues q(s, u);
+  const auto u0 = enter(s, u, q, 1 * s_ns, 1);
+  const auto u1 = enter(s, u, q, 2 * s_ns, 1);
+  EXPECT_EQ(q.rank(u1, 0), 1u);
+  q.move(u0, 1, 0, 0);
+  q.remove(u1, 0);
+  q.round_end(0);
+  std::vector<std::uint32_t> popped;
+  EXPECT_EQ(q.pop(0, 3, 0, [&](std::uint32_t user) { popped.push_back(user); }), 1u);
+  EXPECT_EQ(popped, (std::vector<std::uint32_t>{u0}));
+  EXPECT_EQ(q.total(), 0u);
+}
+
+TEST(Queues, ForEachWaitingVisitsEveryListInOrder) {
+  const auto s = scenario_from(two_lists);
+  users u(s.policy, 2, 61, 62);
+  queues q(s, u);
+  const auto a = enter(s, u, q, 5 * s_ns, 1);
+  const auto b = enter(s, u, q, 3 * s_ns, 1);
+  const auto c = enter(s, u, q, 9 * s_ns, 0);
+  const auto d = enter(s, u, q, 8 * s_ns, 0);
+  EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{d, c, b, a}));  // list 0, then list 1
+  q.remove(c, 10 * s_ns);
+  EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{d, b, a}));
+  EXPECT_GT(q.memory_bytes(), 0u);
+}
+
+TEST(Queues, LotteryEntersAndRemovesInSetsPerClass) {
+  const auto s = scenario_from(lottery());
+  users u(s.policy, 2, 71, 72);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  EXPECT_TRUE(q.lottery());
+  const auto v0 = enter(s, u, q, 1 * s_ns, 0);
+  const auto n0 = enter(s, u, q, 2 * s_ns, 1);
+  const auto n1 = enter(s, u, q, 3 * s_ns, 1);
+  const auto n2 = enter(s, u, q, 4 * s_ns, 1);
+  EXPECT_EQ(q.size(0), 4u);  // everyone counts in list 0
+  EXPECT_EQ(q.total(), 4u);
+  EXPECT_EQ(q.set_size(0), 1u);
+  EXPECT_EQ(q.set_size(1), 3u);
+  EXPECT_TRUE(u.waiting(n0));
+  EXPECT_EQ(u.list_of(n0), 0u);
+  // Sets in class order, members in entry order.
+  EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{v0, n0, n1, n2}));
+  q.remove(n0, 5 * s_ns);  // SREM: the last member takes its place
+  EXPECT_FALSE(u.waiting(n0));
+  EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{v0, n2, n1}));
+  EXPECT_EQ(q.set_size(1), 2u);
+  EXPECT_EQ(q.total(), 3u);
+  const std::vector<std::string> want{"enter 0 " + hex(u.token_of(v0)) + " 0 1000000000",
+                                      "enter 1 " + hex(u.token_of(n0)) + " 0 2000000000",
+                                      "enter 1 " + hex(u.token_of(n1)) + " 0 3000000000",
+                                      "enter 1 " + hex(u.token_of(n2)) + " 0 4000000000",
+                                      "remove 1 " + hex(u.token_of(n0)) + " 5000000000"};
+  EXPECT_EQ(m.calls, want);
+}
+
+TEST(Queues, LotteryDrawsTheOnlyCandidateAndTheMirrorSeesIt) {
+  const auto s = scenario_from(lottery());
+  users u(s.policy, 2, 81, 82);
+  queues q(s, u);
+  recording_mirror m;
+  q.set_mirror(&m);
+  const auto n0 = enter(s, u, q, 1 * s_ns, 1);
+  sim::rng r(5);
+  m.calls.clear();
+  EXPECT_EQ(q.draw(r, 2 * s_ns), n0);  // the vip set is empty: the normal class is certain
+  EXPECT_FALSE(u.waiting(n0));
+  EXPECT_EQ(q.total(), 0u);
+  EXPECT_EQ(q.size(0), 0u);
+  const auto v0 = enter(s, u, q, 3 * s_ns, 0);
+  EXPECT_EQ(q.draw(r, 4 * s_ns), v0);
+  const std::vector<std::string> want{"drawn 1 " + hex(u.token_of(n0)) + " 2000000000",
+                                      "enter 0 " + hex(u.token_of(v0)) + " 0 3000000000",
+                                      "drawn 0 " + hex(u.token_of(v0)) + " 4000000000"};
+  EXPECT_EQ(m.calls, want);
+}
+
+TEST(Queues, LotteryDrawsTheMemberItsGeneratorPicks) {
+  // One class waiting: the class draw is certain, then member `below(size)` of the set (its
+  // entry order). The generator is copied to know the pick in advance.
+  const auto s = scenario_from(lottery());
+  users u(s.policy, 2, 91, 92);
+  queues q(s, u);
+  std::vector<std::uint32_t> set;
+  for (int i = 0; i < 10; ++i) set.push_back(enter(s, u, q, i * s_ns, 1));
+  sim::rng r(123);
+  sim::rng ahead = r;
+  ahead.uniform01();  // the class draw
+  const auto i = ahead.below(10);
+  EXPECT_EQ(q.draw(r, 20 * s_ns), set[i]);
+  EXPECT_EQ(q.set_size(1), 9u);
+}
+
+TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
+  // Weighted by wait, the oldest waiting user bounds the rejection step; one who gave up
+  // must be passed over (its entry is dropped lazily), and a lone member is drawn surely.
+  const auto s = scenario_from(lottery(R"(, "wait_scale_s": 1)"));
+  // Several generators: with a 10 s wait and wait_scale_s 1 the rejection step is taken
+  // 10 times in 11, so some of these take it and some do not; all must draw the same user.
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    users u(s.policy, 2, 101, 102);
+    queues q(s, u);
+    const auto gone = enter(s, u, q, 0, 1);
+    const auto stays = enter(s, u, q, 10 * s_ns, 1);
+    q.remove(gone, 11 * s_ns);
+    sim::rng r(seed);
+    EXPECT_EQ(q.draw(r, 20 * s_ns), stays);
+    EXPECT_EQ(q.total(), 0u);
+    EXPECT_EQ(q.set_size(1), 0u);
+  }
+}
+
+TEST(Queues, LotteryCreditInPlaceKeepsTheUserInOnePlace) {
+  // The scenario reader accepts a lottery with credits applied in place; the room then calls
+  // rescore_boosted on a user who is in a set, not in list 0's sorted set.
+  const auto s = scenario_from(R"({"name": "q",
+  "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+  "arrivals": {"process": "poisson", "rate_per_s": 1},
+  "queue": {"compensation": {"threshold_s": 60, "offset_ms": 60000, "in_place": true}},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 1,
+              "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1}}},
+  "run": {"horizon_s": 10}})");
+  GTEST_SKIP() << "known bug (reported, not fixed here): queues::rescore_boosted on a lottery "
+                  "ZREMs/ZADDs list 0's sorted set, so the user ends up in its set and in the "
+                  "sorted set, and for_each_waiting visits it twice";
+  users u(s.policy, 2, 111, 112);
+  queues q(s, u);
+  const auto n0 = enter(s, u, q, 0, 1);
+  q.rescore_boosted(n0, 70 * s_ns);
+  EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{n0}));
+  EXPECT_EQ(q.total(), 1u);
+  sim::rng r(1);
+  EXPECT_EQ(q.draw(r, 71 * s_ns), n0);
+  EXPECT_TRUE(waiting_of(q).empty());
+}
