@@ -36,7 +36,12 @@ common_args parse_args(const std::string& command, const std::vector<std::string
         "trace-to", po::value<double>())("trace-users", po::value<std::string>());
   if (kind == command_kind::compare)
     opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
-  if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
+  if (kind == command_kind::check)
+    opts.add_options()("junit", po::value<std::string>())("format", po::value<std::string>())(
+        "out", po::value<std::string>());
+  if (kind == command_kind::plan) opts.add_options()("format", po::value<std::string>());
+  if (kind != command_kind::validate && kind != command_kind::estimate)
+    opts.add_options()("html", po::value<std::string>());
   if (kind == command_kind::sweep || kind == command_kind::plan)
     opts.add_options()("replications", po::value<std::uint32_t>())("out", po::value<std::string>())(
         "csv", po::value<std::string>())("quiet", po::bool_switch());
@@ -91,6 +96,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
+  if (vm.count("html")) a.html = vm["html"].as<std::string>();
   if (vm.count("format")) {
     a.format = vm["format"].as<std::string>();
     if (*a.format != "table" && *a.format != "json")

@@ -21,6 +21,7 @@ struct common_args {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
   std::optional<std::string> format;
+  std::optional<std::string> html;  // a self-contained HTML report of the result
   std::vector<std::string> vary;    // sweep: /pointer=START:STOP:STEP
   std::vector<std::string> knobs;   // plan: /pointer
   std::vector<std::string> ranges;  // plan: LO:HI[:STEP], one per knob

@@ -19,6 +19,8 @@
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
@@ -177,28 +179,30 @@ int run_command(const std::vector<std::string>& args) {
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text;
   std::uint64_t users = 0, events = 0;
+  nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
     auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
     }
-    text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
-                            : reports::replications_table(s, rs, 0.95);
+    if (format == "json" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    text = format == "json" ? result.dump(2) + "\n" : reports::replications_table(s, rs, 0.95);
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format == "json" || a.html) result = reports::result_json(s, r, version);
+    text = format == "json" ? result.dump(2) + "\n" : reports::result_table(s, r);
   } else {
     models::room_result r = models::run_scenario(s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format == "json" || a.html) result = reports::result_json(s, r, version);
+    text = format == "json" ? result.dump(2) + "\n" : reports::result_table(s, r);
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
   if (a.out) {
     if (!write_atomically(*a.out, text)) {
       fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
@@ -225,19 +229,24 @@ int check_command(const std::vector<std::string>& args) {
   }
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
   bool all_pass = true;
+  const bool table = a.format.value_or(a.out ? "json" : "table") == "table";
+  std::string text;
   for (auto& s : scenarios) {
     if (a.seed) s.seed = *a.seed;
     auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
     auto os = models::evaluate(*s.sla, rs);
     for (const auto& o : os) all_pass = all_pass && o.pass;
-    fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
+    if (table) text += reports::sla_table(s, os, s.sla->confidence);
     outcomes.emplace_back(&s, std::move(os));
   }
   if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
     fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
     return exit_output;
   }
-  fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
+  const auto result = reports::check_json(outcomes, version);
+  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
+  text = table ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n") : result.dump(2) + "\n";
+  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }
 
@@ -277,6 +286,7 @@ int compare_command(const std::vector<std::string>& args) {
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+  if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
   return write_or_print(a, text);
 }
 

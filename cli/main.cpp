@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "report_command.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return sweep_command(args);
     if (cmd == "plan") return plan_command(args);
     if (cmd == "merge") return merge_command(args);
+    if (cmd == "report") return report_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
                "waitroom --help)\n",

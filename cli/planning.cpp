@@ -18,8 +18,11 @@
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
+#include "version.hpp"
 
 namespace waitroom::cli {
 
@@ -216,7 +219,11 @@ json point_json(const std::vector<axis>& axes, const point_result& p) {
   }
   if (p.scenario.sla) {
     bool pass = true;
-    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+    j["targets"] = json::array();
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
+      pass = pass && o.pass;
+      j["targets"].push_back(reports::sla_outcome_json(p.scenario, o));
+    }
     j["sla_holds"] = pass;
   }
   return j;
@@ -259,15 +266,24 @@ std::vector<axis> sweep_axes(const common_args& a) {
 // The sweep's result from complete points: the same bytes however the work was split.
 int sweep_output(const common_args& a, const std::vector<axis>& axes,
                  const std::vector<point_result>& points, std::uint32_t reps) {
-  json j{{"schema_version", 1},
+  json j{{"kind", "sweep"},
+         {"schema_version", 1},
+         {"tool", {{"name", "waitroom"}, {"version", version}}},
          {"replications", reps},
          {"confidence", 0.95},
+         {"axes", json::array()},
          {"points", json::array()}};
+  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+  if (!points.empty()) {
+    j["scenario_name"] = points.front().scenario.name;
+    j["seed"] = points.front().scenario.seed;
+  }
   for (const auto& p : points) j["points"].push_back(point_json(axes, p));
   if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
     return exit_output;
   }
+  if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
   return write_or_print(a, j.dump(2) + "\n");
 }
 
@@ -500,6 +516,7 @@ int plan_command(const std::vector<std::string>& args) {
   }
   std::vector<bool> holds;
   for (std::size_t i = 0; i < points.size(); ++i) holds.push_back(ran[i] && sla_holds(points[i]));
+  std::vector<bool> pareto(points.size(), false);
   if (axes.size() == 1) {
     // Mean waits of the first two classes, and which points are Pareto-optimal for them.
     const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
@@ -530,8 +547,8 @@ int plan_command(const std::vector<std::string>& args) {
         out += fmt::format(" {:>24}",
                            fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
       }
-      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails",
-                         nc == 2 && !dominated ? "*" : "");
+      pareto[i] = nc == 2 && !dominated;
+      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", pareto[i] ? "*" : "");
       if (any_guess) out += !guess[i] ? "  -" : *guess[i] ? "  holds" : "  fails";
       while (!out.empty() && out.back() == ' ') out.pop_back();
       out += "\n";
@@ -588,6 +605,32 @@ int plan_command(const std::vector<std::string>& args) {
   if (a.csv && !write_atomically(*a.csv, grid_csv(axes, simulated_points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
     return exit_output;
+  }
+  const bool want_json = a.format.value_or("table") == "json";
+  if (want_json || a.html) {
+    // The plan as data: every simulated point with each SLA target's interval and verdict.
+    json j{{"kind", "plan"},
+           {"schema_version", 1},
+           {"tool", {{"name", "waitroom"}, {"version", version}}},
+           {"replications", base.sla->replications},
+           {"confidence", base.sla->confidence},
+           {"seed", a.seed.value_or(base.seed)},
+           {"scenario_name", base.name},
+           {"scenario", models::to_json(base)},
+           {"axes", json::array()},
+           {"ties", a.ties},
+           {"search", a.search},
+           {"points", json::array()}};
+    for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!ran[i]) continue;
+      json pj = point_json(axes, points[i]);
+      if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
+      if (guess[i]) pj["closed_form_holds"] = *guess[i];
+      j["points"].push_back(std::move(pj));
+    }
+    if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
+    if (want_json) return write_or_print(a, j.dump(2) + "\n");
   }
   return write_or_print(a, out);
 }
