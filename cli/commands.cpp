@@ -284,6 +284,7 @@ int compare_command(const std::vector<std::string>& args) {
     ptrs.push_back(&s);
   }
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
+  j["tool"] = {{"name", "waitroom"}, {"version", version}};
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
   if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;

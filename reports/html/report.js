@@ -15,6 +15,8 @@
   const ALL = '#333333';
   // Series that are not a class (controller, backend, Redis) never borrow a class's colour.
   const OTHER = ['#6A3D9A', '#A6761D', '#555555'];
+  // Values of a knob (not classes): dark to light, so the order reads without a legend.
+  const SEQUENTIAL = ['#1b0c41', '#4a0c6b', '#781c6d', '#a52c60', '#cf4446', '#ed6925', '#fb9b06'];
   const classOrder = [];
   function colourOf(name) {
     if (name === 'all' || name === 'overall' || name === 'everyone') return ALL;
@@ -62,8 +64,8 @@
   const num = (x) => typeof x === 'number' && isFinite(x);
   function sig(x, digits) {
     if (!num(x)) return '–';
-    if (x === 0) return '0';
     const a = Math.abs(x);
+    if (a < 1e-9) return '0';
     if (a >= 1e6) return x.toExponential(3);
     const d = Math.max(0, (digits || 4) - 1 - Math.floor(Math.log10(a)));
     return x.toFixed(Math.min(d, 6));
@@ -77,7 +79,18 @@
     return { name: 'h', div: 3600 };
   }
   const trimZeros = (t) => (t.includes('.') && !t.includes('e') ? t.replace(/\.?0+$/, '') : t);
+  // A duration in seconds in its own natural unit: 20 s, 2 min, 1.5 h.
+  function duration(sec) {
+    const u = timeUnit(sec * 1.0001);
+    return `${trimZeros(sig(sec / u.div, 4))} ${u.name}`;
+  }
   const pct = (x) => (num(x) ? trimZeros(sig(100 * x, 4)) + '%' : '–');
+  // An estimate over its 95% interval, two lines in one cell.
+  function ciCell(iv, f) {
+    if (!iv || !iv.ci) return '–';
+    const span = el('span', { class: 'est', text: f(iv.estimate) });
+    return el('span', {}, span, el('br'), el('small', { text: `[${f(iv.ci[0])}, ${f(iv.ci[1])}]` }));
+  }
   function ci(iv, f) {
     if (!iv || !iv.ci) return '–';
     return `${f(iv.estimate)} [${f(iv.ci[0])}, ${f(iv.ci[1])}]`;
@@ -99,8 +112,12 @@
     const series = [{ label: spec.xLabel, value: (u, v) => (v == null ? '–' : spec.xValues ? (spec.xValues[v] ?? '') : sig(v, 5)) }];
     const bands = [];
     let drawnPoints = 0;
+    // A log axis cannot show 0 or less: such values are left out rather than drawn wrongly.
+    const onLog = (ys, scale) => (spec.yLog && scale === 'y' ? ys.map((v) => (num(v) && v > 0 ? v : null)) : ys);
     for (const s of spec.series) {
       const scale = s.scale || 'y';
+      s.y = onLog(s.y, scale);
+      if (s.band) s.band = [onLog(s.band[0], scale), onLog(s.band[1], scale)];
       if (s.band) {
         // Two hidden-in-legend series bounding a filled band, then the line itself.
         const lo = data.length;
@@ -128,16 +145,26 @@
       { label: spec.xLabel, stroke: '#222', font: axisFont, labelFont: '600 13px system-ui, sans-serif', grid: { stroke: '#e4e4e4', width: 1 }, ticks: { stroke: '#bbb' } },
       { label: spec.yLabel, stroke: '#222', font: axisFont, labelFont: '600 13px system-ui, sans-serif', grid: { stroke: '#e4e4e4', width: 1 }, ticks: { stroke: '#bbb' }, size: 64 },
     ];
+    if (spec.xInteger) axes[0].incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
     if (spec.xValues) {
       axes[0].values = (u, splits) => splits.map((i) => (Number.isInteger(i) ? spec.xValues[i] ?? '' : ''));
       axes[0].splits = () => spec.xValues.map((_, i) => i);
     }
     if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, stroke: '#222', font: axisFont, labelFont: '600 13px system-ui, sans-serif', grid: { show: false }, size: 64 });
     const scales = { x: { time: false }, y: {} };
+    if (spec.xRange) scales.x.range = () => spec.xRange;
     if (spec.xLog) scales.x.distr = 3;
     if (spec.yLog) scales.y.distr = 3;
     if (spec.xValues) scales.x.range = () => [-0.6, spec.xValues.length - 0.4];
-    if (spec.yRange) scales.y.range = () => spec.yRange;
+    const wl = (spec.whiskers || []).flatMap((w) => [w.lo, w.hi]).filter(num);
+    if (wl.length && !spec.yRange) {
+      // The whiskers are drawn by hand: the axis must reach them too.
+      scales.y.range = (u, lo, hi) => {
+        const l = Math.min(lo ?? Infinity, ...wl), h = Math.max(hi ?? -Infinity, ...wl);
+        const pad = Math.max(h - l, Math.abs(h) * 0.1, 1e-9) * 0.08;
+        return [l - pad, h + pad];
+      };
+    } else if (spec.yRange) scales.y.range = () => spec.yRange;
     else if (spec.yMin != null) scales.y.range = (u, lo, hi) => { const l = Math.min(spec.yMin, lo ?? 0); const h = hi ?? 1; return [l, h + Math.max(h - l, 1e-9) * 0.06 || 1]; };
     if (spec.y2Label) scales.y2 = spec.y2Range ? { range: () => spec.y2Range } : { range: (u, lo, hi) => [0, (hi ?? 1) * 1.06 || 1] };
     const drawOver = (u) => {
@@ -166,8 +193,11 @@
         ctx.strokeStyle = h.colour; ctx.lineWidth = 1.5 * devicePixelRatio;
         ctx.setLineDash((h.dash || [6, 4]).map((d) => d * devicePixelRatio));
         ctx.beginPath(); ctx.moveTo(u.bbox.left, y); ctx.lineTo(u.bbox.left + u.bbox.width, y); ctx.stroke();
-        ctx.setLineDash([]); ctx.fillStyle = h.colour; ctx.textBaseline = 'bottom';
-        ctx.fillText(h.label, u.bbox.left + 4 * devicePixelRatio, y - 2 * devicePixelRatio);
+        ctx.setLineDash([]);
+        const tw = ctx.measureText(h.label).width, th = 14 * devicePixelRatio;
+        const tx = u.bbox.left + u.bbox.width - tw - 6 * devicePixelRatio, ty = y - th - 1;
+        ctx.fillStyle = 'rgba(255,255,255,0.85)'; ctx.fillRect(tx - 2, ty, tw + 4, th);
+        ctx.fillStyle = h.colour; ctx.textBaseline = 'top'; ctx.fillText(h.label, tx, ty + 1);
       }
       for (const m of spec.marks || []) {
         const x = u.valToPos(m.x, 'x', true), y = u.valToPos(m.y, 'y', true);
@@ -237,7 +267,7 @@
   }
   function header() {
     const sc = scenarioOf();
-    const name = (sc && sc.name) || R.scenario_name || (R.scenarios ? R.scenarios.map((s) => s.name).join(', ') : '');
+    const name = R.scenarios ? R.scenarios.map((s) => s.name).join(', ') : (sc && sc.name) || R.scenario_name || '';
     if (sc && sc.classes) for (const c of sc.classes) colourOf(c.name);
     const kindText = { run: 'single run', replications: 'independent replications', compare: 'comparison on common random numbers', sweep: 'parameter sweep', plan: 'capacity plan', check: 'SLA check' }[D.kind];
     const facts = [
@@ -332,7 +362,7 @@
     const vlines = [];
     for (const t of slaTargets(sc)) {
       const l = limitOf(t);
-      if (l && isWaitMetric(t.metric)) vlines.push({ x: l.v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${l.op} ${sig(l.v / tu.div, 4)} ${tu.name}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' });
+      if (l && isWaitMetric(t.metric)) vlines.push({ x: l.v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${l.op} ${duration(l.v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' });
     }
     if (tables.length) {
       const joined = uPlot.join(tables);
@@ -434,32 +464,34 @@
     for (const c of rows) for (const [m] of PCTS.concat([['max_wait_s']])) if (c[m] && c[m].ci) maxW = Math.max(maxW, c[m].ci[1]);
     const tu = timeUnit(maxW);
     const f = (x) => sig(x / tu.div, 4);
-    table(['class', `mean (${tu.name})`, `p50 (${tu.name})`, `p95 (${tu.name})`, `p99 (${tu.name})`, 'refused', 'abandoned', 'waiting at end'],
-      rows.map((c) => [{ text: c.name, swatch: c.name }, ci(c.mean_wait_s, f), ci(c.p50_wait_s, f), ci(c.p95_wait_s, f), ci(c.p99_wait_s, f), ci(c.refused_share, pct), ci(c.abandoned_share, pct), ci(c.waiting_at_end_share, pct)]));
+    table(['class', `mean (${tu.name})`, `p50 (${tu.name})`, `p90 (${tu.name})`, `p95 (${tu.name})`, `p99 (${tu.name})`, `max (${tu.name})`, 'refused', 'abandoned', 'waiting at end'],
+      rows.map((c) => [{ text: c.name, swatch: c.name }, ciCell(c.mean_wait_s, f), ciCell(c.p50_wait_s, f), ciCell(c.p90_wait_s, f), ciCell(c.p95_wait_s, f), ciCell(c.p99_wait_s, f), ciCell(c.max_wait_s, f), ciCell(c.refused_share, pct), ciCell(c.abandoned_share, pct), ciCell(c.waiting_at_end_share, pct)]));
     // Percentile curves with bands: waits on x, the percentile on y, as a CDF read at p50..p99.
-    const xs = PCTS.map(([, p]) => p);
+    const xs = PCTS.map((_, i) => i);
     chart({
-      title: 'Wait percentiles per class with 95% confidence bands', xLabel: 'percentile of the class\'s waits', yLabel: `wait (${tu.name})`, x: xs,
+      title: 'Wait percentiles per class with 95% confidence bands', xLabel: 'percentile of the class\'s waits', yLabel: `wait (${tu.name})`, x: xs, xValues: PCTS.map(([m]) => WAIT_METRICS[m]),
       note: 'Each replication\'s percentile, then a t interval across replications (the band). Read the curve as the inverse CDF at p50, p90, p95 and p99. Horizontal lines: SLA limits on these percentiles.',
       series: rows.filter((c) => c.p50_wait_s).map((c) => ({ label: c.name, colour: colourOf(c.name), dash: dashOf(c.name), points: true,
         y: PCTS.map(([m]) => (c[m] ? c[m].estimate / tu.div : null)), band: [PCTS.map(([m]) => (c[m] ? c[m].ci[0] / tu.div : null)), PCTS.map(([m]) => (c[m] ? c[m].ci[1] / tu.div : null))] })),
-      hlines: slaTargets(sc).filter((t) => limitOf(t) && PCTS.some(([m]) => m === t.metric)).map((t) => ({ y: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${sig(limitOf(t).v / tu.div, 4)} ${tu.name}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })),
+      hlines: slaTargets(sc).filter((t) => limitOf(t) && PCTS.some(([m]) => m === t.metric)).map((t) => ({ y: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })),
       yMin: 0,
     });
     // Mean wait per class with its interval.
     const cls = rows.filter((c) => c.mean_wait_s);
     chart({
       title: 'Mean wait per class with 95% intervals', xLabel: 'class', yLabel: `mean wait (${tu.name})`, x: cls.map((_, i) => i), xValues: cls.map((c) => c.name),
-      series: [{ label: 'mean wait', colour: '#0072B2', noLine: true, y: cls.map((c) => c.mean_wait_s.estimate / tu.div) }],
-      whiskers: cls.map((c, i) => ({ x: i, lo: c.mean_wait_s.ci[0] / tu.div, hi: c.mean_wait_s.ci[1] / tu.div, colour: colourOf(c.name) })),
-      hlines: slaTargets(sc).filter((t) => t.metric === 'mean_wait_s' && limitOf(t)).map((t) => ({ y: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} mean ${limitOf(t).op} ${sig(limitOf(t).v / tu.div, 4)} ${tu.name}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })),
+      series: [{ label: 'mean wait', colour: ALL, whiskersOnly: true, y: cls.map((c) => c.mean_wait_s.estimate / tu.div) }],
+      whiskers: cls.map((c, i) => ({ x: i, lo: c.mean_wait_s.ci[0] / tu.div, hi: c.mean_wait_s.ci[1] / tu.div, mid: c.mean_wait_s.estimate / tu.div, colour: colourOf(c.name) })),
+      hlines: slaTargets(sc).filter((t) => t.metric === 'mean_wait_s' && limitOf(t)).map((t) => ({ y: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} mean ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })),
       yMin: 0,
     });
     const per = R.per_replication || [];
     if (per.length) {
-      chart({ title: 'Mean wait of everyone, per replication', xLabel: 'replication', yLabel: `mean wait (${tu.name})`, x: per.map((r) => r.replication),
+      chart({ title: 'Mean wait of everyone, per replication', xLabel: 'replication', yLabel: `mean wait (${tu.name})`, x: per.map((r) => r.replication), xInteger: true,
+        xRange: [per[0].replication - 0.5, per[per.length - 1].replication + 0.5],
+        note: 'Each dot one independent replication; dotted lines: the 95% interval of their mean.',
         series: [{ label: 'replication mean', colour: ALL, noLine: true, y: per.map((r) => r.mean_wait_s / tu.div) }],
-        hlines: R.overall && R.overall.mean_wait_s ? [{ y: R.overall.mean_wait_s.ci[0] / tu.div, label: '95% low', colour: '#777', dash: [3, 3] }, { y: R.overall.mean_wait_s.ci[1] / tu.div, label: '95% high', colour: '#777', dash: [3, 3] }] : [] });
+        hlines: R.overall && R.overall.mean_wait_s ? [{ y: R.overall.mean_wait_s.ci[0] / tu.div, label: 'mean: 95% low', colour: '#777', dash: [3, 3] }, { y: R.overall.mean_wait_s.ci[1] / tu.div, label: 'mean: 95% high', colour: '#777', dash: [3, 3] }] : [] });
     }
     // Every replication's waits merged, per class: the CDF a single long run would show, with
     // each percentile's interval across replications drawn as a horizontal whisker.
@@ -476,7 +508,7 @@
       chart({ title: 'Wait-time distribution (CDF) per class, all replications pooled', xLabel: `wait (${tu.name})`, yLabel: 'users released within (%)', yRange: [0, 100],
         note: 'Bars at 50%, 95% and 99%: the 95% interval of that percentile across replications. Dashed vertical lines: SLA limits on waits.',
         x: joined[0], series: ser.map((s2, i) => Object.assign(s2, { y: joined[i + 1] })), hbars: marks,
-        vlines: slaTargets(sc).filter((t) => limitOf(t) && isWaitMetric(t.metric)).map((t) => ({ x: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${sig(limitOf(t).v / tu.div, 4)} ${tu.name}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })) });
+        vlines: slaTargets(sc).filter((t) => limitOf(t) && isWaitMetric(t.metric)).map((t) => ({ x: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })) });
     }
     missing('Queue length, controller, backend and polling series over time are not drawn for replications: the replications result keeps per-class estimates with intervals, not time series. Render a single run (waitroom run --html) for those.');
   }
@@ -489,27 +521,34 @@
     note((R.method || '') + ' Each whisker is a 95% interval of the paired difference (variant − base) over replications on common random numbers; an interval that does not cross 0 is a real difference.');
     const metrics = [];
     for (const c of base.classes) for (const k of Object.keys(c)) if (k !== 'class' && c[k] && typeof c[k] === 'object' && 'estimate' in c[k] && !metrics.includes(k)) metrics.push(k);
+    // Waits first, in percentile order, then shares and whole-room figures.
+    const rank = (m) => { const w = Object.keys(WAIT_METRICS).indexOf(m); return w >= 0 ? w : 100 + metrics.indexOf(m); };
+    metrics.sort((a, b) => rank(a) - rank(b));
+    const same = [];
     for (const m of metrics) {
+      // A metric no variant moved in any replication (often a share that is 0 throughout).
+      if (others.every((v) => v.classes.every((c) => !c[m] || !c[m].difference || (Math.abs(c[m].difference.ci[0]) < 1e-12 && Math.abs(c[m].difference.ci[1]) < 1e-12)))) { same.push(m); continue; }
       const labels = [], whiskers = [], ys = [], rowsT = [];
       const share = isShare(m);
       let maxAbs = 0;
-      for (const v of others) for (const c of v.classes) if (c[m] && c[m].difference) maxAbs = Math.max(maxAbs, Math.abs(c[m].difference.ci[0]), Math.abs(c[m].difference.ci[1]));
+      for (const v of R.variants) for (const c of v.classes) if (c[m]) maxAbs = Math.max(maxAbs, Math.abs(c[m].estimate));
       const tu = share ? { name: '%', div: 0.01 } : /_s$/.test(m) ? timeUnit(maxAbs) : { name: '', div: 1 };
       for (const v of others) for (const c of v.classes) {
         const d = c[m] && c[m].difference;
         if (!d) continue;
         labels.push(`${v.name}: ${c.class}`);
         ys.push(d.estimate / tu.div);
-        whiskers.push({ x: labels.length - 1, lo: d.ci[0] / tu.div, hi: d.ci[1] / tu.div, colour: colourOf(c.class) });
+        whiskers.push({ x: labels.length - 1, lo: d.ci[0] / tu.div, hi: d.ci[1] / tu.div, mid: d.estimate / tu.div, colour: colourOf(c.class) });
         const bc = base.classes.find((b) => b.class === c.class);
         rowsT.push([v.name, { text: c.class, swatch: c.class }, bc && bc[m] ? sig(bc[m].estimate / tu.div) : '–', sig(c[m].estimate / tu.div), `${sig(d.estimate / tu.div)} [${sig(d.ci[0] / tu.div)}, ${sig(d.ci[1] / tu.div)}]`, d.ci[0] > 0 || d.ci[1] < 0 ? { text: 'differs', cls: 'fail' } : { text: 'no difference shown', cls: 'na' }]);
       }
       if (!labels.length) continue;
       const unit = tu.name ? ` (${tu.name})` : '';
       chart({ title: `${m}: variant − ${base.name}`, xLabel: 'variant: class', yLabel: `difference${unit}`, x: labels.map((_, i) => i), xValues: labels, height: 280,
-        series: [{ label: 'paired difference', colour: '#222222', noLine: true, y: ys }], whiskers, hlines: [{ y: 0, label: 'no difference', colour: '#777', dash: [2, 2] }] });
+        series: [{ label: 'paired difference', colour: ALL, whiskersOnly: true, y: ys }], whiskers, hlines: [{ y: 0, label: 'no difference', colour: '#777', dash: [2, 2] }] });
       table(['variant', 'class', `${base.name}${unit}`, `variant${unit}`, `difference${unit} [95%]`, ''], rowsT);
     }
+    if (same.length) note(`Identical in every replication for every variant and class (not drawn): ${same.join(', ')}.`);
   }
 
   // ---- sweep and plan ----
@@ -518,8 +557,9 @@
     const axes = R.axes || (pts[0] ? Object.keys(pts[0].values) : []);
     if (!pts.length) { missing('The result has no points.'); return; }
     const sc = R.scenario;
-    const classNames = pts[0].classes.map((c) => c.class);
+    const classNames = pts[0].classes.map((c) => c.class).filter((n) => n !== 'all');
     for (const n of classNames) colourOf(n);
+    if (pts[0].classes.some((c) => c.class === 'all')) classNames.push('all');
     const withSla = pts.some((p) => 'sla_holds' in p);
     if (axes.length === 1) {
       const ax = axes[0];
@@ -537,11 +577,16 @@
       }
       const limits = (metric) => {
         const seen = new Map();
-        for (const t of pts[0].targets || []) if (t.metric === metric) { const l = limitOf(t); if (l) seen.set(t.class + metric, { y: l.v / tu.div, label: `SLA ${t.class} ${WAIT_METRICS[metric]} ${l.op} ${sig(l.v / tu.div, 4)} ${tu.name}`, colour: t.class !== 'all' ? colourOf(t.class) : '#b3261e' }); }
+        for (const t of pts[0].targets || []) if (t.metric === metric) { const l = limitOf(t); if (l) seen.set(t.class + metric, { y: l.v / tu.div, label: `SLA ${t.class} ${WAIT_METRICS[metric]} ${l.op} ${duration(l.v)}`, colour: t.class !== 'all' ? colourOf(t.class) : '#b3261e' }); }
         return [...seen.values()];
       };
       for (const [m, what] of [['mean_wait_s', 'Mean wait'], ['p95_wait_s', 'p95 wait']]) {
-        chart({ title: `${what} per class against ${ax}, with 95% bands`, xLabel: ax, yLabel: `${what.toLowerCase()} (${tu.name})`, x: xs, shade, hlines: limits(m), yMin: 0,
+        // Waits across a knob often span decades: a log axis then keeps the SLA limits readable.
+        let lo = Infinity, hi = 0;
+        for (const p of pts) for (const c of p.classes) if (c[m] && c[m].estimate > 0) { lo = Math.min(lo, c[m].estimate); hi = Math.max(hi, c[m].estimate); }
+        const log = hi / lo > 50;
+        chart({ title: `${what} per class against ${ax}, with 95% bands`, xLabel: ax, yLabel: `${what.toLowerCase()} (${tu.name}${log ? ', log scale' : ''})`, x: xs, shade, hlines: limits(m), yMin: log ? undefined : 0, yLog: log,
+          note: log ? 'Log scale: the waits span more than a factor of 50 across the range.' : undefined,
           series: classNames.map((n) => ({ label: n, colour: colourOf(n), dash: dashOf(n), points: true,
             y: pts.map((p) => { const c = p.classes.find((q) => q.class === n); return c && c[m] ? c[m].estimate / tu.div : null; }),
             band: [pts.map((p) => { const c = p.classes.find((q) => q.class === n); return c && c[m] ? c[m].ci[0] / tu.div : null; }), pts.map((p) => { const c = p.classes.find((q) => q.class === n); return c && c[m] ? c[m].ci[1] / tu.div : null; })] })) });
@@ -556,10 +601,13 @@
         const order = P.map((p, i) => i).sort((i, j) => P[i].x - P[j].x);
         const front = order.filter((i) => P[i].pareto);
         const xsP = order.map((i) => P[i].x);
-        chart({ title: `Pareto front: ${a} against ${b} mean wait, each point one value of ${ax}`, xLabel: `${a} mean wait (${tu.name})`, yLabel: `${b} mean wait (${tu.name})`, x: xsP,
+        const pos = P.filter((p) => p.x > 0 && p.y > 0);
+        const spread = pos.length ? Math.max(Math.max(...pos.map((p) => p.x)) / Math.min(...pos.map((p) => p.x)), Math.max(...pos.map((p) => p.y)) / Math.min(...pos.map((p) => p.y))) : 1;
+        const logP = spread > 50 && pos.length === P.length;
+        chart({ title: `Pareto front: ${a} against ${b} mean wait, each point one value of ${ax}`, xLabel: `${a} mean wait (${tu.name}${logP ? ', log scale' : ''})`, yLabel: `${b} mean wait (${tu.name}${logP ? ', log' : ''})`, x: xsP, xLog: logP, yLog: logP,
           note: 'Blue: Pareto-optimal (no other value gives both classes a shorter mean wait), joined by the line; grey: dominated. Labels: the knob\'s value; a ✓ where every SLA holds.',
           series: [{ label: 'Pareto-optimal', colour: '#0072B2', points: true, y: order.map((i) => (P[i].pareto ? P[i].y : null)) }, { label: 'dominated', colour: '#999999', noLine: true, y: order.map((i) => (P[i].pareto ? null : P[i].y)) }],
-          marks: order.filter((i, k) => k % Math.max(1, Math.ceil(order.length / 15)) === 0 || P[i].pareto).map((i) => ({ x: P[i].x, y: P[i].y, label: `${P[i].v}${P[i].holds ? ' ✓' : ''}`, colour: P[i].pareto ? '#0072B2' : '#999999' })) });
+          marks: order.filter((i, k) => k % Math.max(1, Math.ceil(order.length / 12)) === 0 || (P[i].holds && order.length <= 40)).map((i) => ({ x: P[i].x, y: P[i].y, label: `${P[i].v}${P[i].holds ? ' ✓' : ''}`, colour: P[i].pareto ? '#0072B2' : '#999999' })) });
         void front;
       }
     } else {
@@ -592,7 +640,7 @@
       const tu = timeUnit(maxW);
       const allName = pts[0].classes.some((c) => c.class === 'all') ? 'all' : pts[0].classes[0].class;
       chart({ title: `p95 wait of ${allName} users against ${ax1}, one curve per ${ax0}`, xLabel: ax1, yLabel: `p95 wait (${tu.name})`, x: v1, yMin: 0,
-        series: v0.map((a, i) => ({ label: `${ax0} = ${a}`, colour: PALETTE[i % PALETTE.length], points: true, y: v1.map((b) => { const p = pts.find((q) => q.values[ax0] === a && q.values[ax1] === b); const c = p && p.classes.find((q) => q.class === allName); return c && c.p95_wait_s ? c.p95_wait_s.estimate / tu.div : null; }) })) });
+        series: v0.map((a, i) => ({ label: `${ax0} = ${a}`, colour: SEQUENTIAL[Math.round((i * (SEQUENTIAL.length - 1)) / Math.max(1, v0.length - 1))], points: true, y: v1.map((b) => { const p = pts.find((q) => q.values[ax0] === a && q.values[ax1] === b); const c = p && p.classes.find((q) => q.class === allName); return c && c.p95_wait_s ? c.p95_wait_s.estimate / tu.div : null; }) })) });
     }
     // Every point's targets with their intervals.
     if (withSla) {

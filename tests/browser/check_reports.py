@@ -5,7 +5,7 @@ Chromium: no console error or exception, no request leaving the file, every char
 Saves a full-page PNG of each beside the reports (OUT_DIR/NAME.png).
 
 usage: check_reports.py --binary build/cli/waitroom --source-dir . --out-dir build/browser
-       [--chromium /usr/bin/chromium] [--only NAME ...]
+       [--chromium /usr/bin/chromium] [--only NAME ...] [--copy-to docs/img/reports]
 Exit 0 all good, 1 a check failed, 77 Chromium missing (ctest: skipped)."""
 
 import argparse
@@ -64,6 +64,60 @@ def reports(binary, src, out):
     ]
 
 
+def check_page(browser, html, png):
+    """Opens html; returns the report's self-check and every problem found."""
+    session = browser.open("file://" + os.path.abspath(html))
+    checks = browser.evaluate(session, "window.waitroomSelfCheck ? "
+                              "window.waitroomSelfCheck() : null")
+    browser.screenshot(session, png)
+    problems = browser.problems(session)
+    if checks is None:
+        problems.append("the report's script did not run (no waitroomSelfCheck)")
+    elif not checks:
+        problems.append("no chart or table drawn")
+    else:
+        for c in checks:
+            if c["points"] <= 0 or c["pixels"] <= 0:
+                problems.append("chart '%s' drew no data (%d points, %d coloured pixels)"
+                                % (c["title"], c["points"], c["pixels"]))
+    return checks, problems
+
+
+def self_test(browser, good_html, out_dir):
+    """The checks themselves: a good report passes; the same report with a console error, a
+    request to the network, or every series emptied must each be caught."""
+    with open(good_html, encoding="utf-8") as f:
+        page = f.read()
+    marker = '<script type="application/json" id="waitroom-data">'
+    broken = {
+        "console_error": page.replace("<body>", "<body><script>console.error('boom')</script>", 1),
+        "network": page.replace("<body>", "<body><img src=\"http://127.0.0.1:9/x.png\">", 1),
+        # Every histogram bucket and sample emptied: the charts still build, with nothing in them.
+        "empty_data": page.replace(marker, marker.replace("waitroom-data", "waitroom-unused") +
+                                   "{}</script>" + marker, 1).replace(
+            "<script>\n", "<script>\n(function(){const e=document.getElementById('waitroom-data');"
+            "const d=JSON.parse(e.textContent);for(const c of d.result.classes.concat([d.result.overall]))"
+            "c.wait_histogram.buckets=[];const q=d.result.queue_length;for(const k of Object.keys(q.by_class))"
+            "q.by_class[k]=q.by_class[k].map(()=>null);q.length=q.length.map(()=>null);"
+            "q.released_since_previous=q.released_since_previous.map(()=>null);"
+            "e.textContent=JSON.stringify(d);})();\n", 1),
+    }
+    failures = []
+    _, problems = check_page(browser, good_html, os.path.join(out_dir, "self_test_good.png"))
+    if problems:
+        failures.append("self-test: the good report was flagged: %s" % problems)
+    for name, text in broken.items():
+        path = os.path.join(out_dir, "self_test_%s.html" % name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        _, problems = check_page(browser, path, os.path.join(out_dir, "self_test_%s.png" % name))
+        if not problems:
+            failures.append("self-test: a report with %s was not caught" % name)
+        else:
+            print("self-test %-14s caught: %s" % (name, problems[0]))
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -71,6 +125,7 @@ def main():
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--copy-to", help="also copy each PNG here (docs/img/reports)")
     args = ap.parse_args()
     if not os.access(args.chromium, os.X_OK):
         print("check_reports: Chromium not found (scripts/test installs Debian's chromium)")
@@ -92,6 +147,9 @@ def main():
                 failures.append("%s: %s exited %d: %s" % (name, " ".join(cmd[1:3]), r.returncode,
                                                           r.stderr.strip()))
     with cdp.Browser(args.chromium, timeout_s=60) as browser:
+        good = os.path.join(args.out_dir, "run_stock.html")
+        if os.path.exists(good):
+            failures += self_test(browser, good, args.out_dir)
         for name, _ in todo:
             html = os.path.join(args.out_dir, name + ".html")
             if not os.path.exists(html):
@@ -100,25 +158,15 @@ def main():
             size = os.path.getsize(html)
             if name == "run_concert" and size > MAX_CONCERT_BYTES:
                 failures.append("%s: %d bytes, more than 2 MB" % (name, size))
-            session = browser.open("file://" + os.path.abspath(html))
-            checks = browser.evaluate(session, "window.waitroomSelfCheck ? "
-                                      "window.waitroomSelfCheck() : null")
             png = os.path.join(args.out_dir, name + ".png")
-            browser.screenshot(session, png)
-            problems = browser.problems(session)
-            if checks is None:
-                problems.append("the report's script did not run (no waitroomSelfCheck)")
-            elif not checks:
-                problems.append("no chart or table drawn")
-            else:
-                for c in checks:
-                    if c["points"] <= 0 or c["pixels"] <= 0:
-                        problems.append("chart '%s' drew no data (%d points, %d coloured pixels)"
-                                        % (c["title"], c["points"], c["pixels"]))
+            checks, problems = check_page(browser, html, png)
             charts = sum(1 for c in checks or [] if not c["table"])
             print("%-14s %7d bytes  %2d charts  %s  %s" % (
                 name, size, charts, "ok" if not problems else "FAILED", png))
             failures += ["%s: %s" % (name, p) for p in problems]
+            if args.copy_to and not problems:
+                os.makedirs(args.copy_to, exist_ok=True)
+                shutil.copy(png, os.path.join(args.copy_to, name + ".png"))
     signal.alarm(0)
     for f in failures:
         print("FAILED " + f)
