@@ -151,6 +151,10 @@
       axes[0].splits = () => spec.xValues.map((_, i) => i);
     }
     if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, stroke: '#222', font: axisFont, labelFont: '600 13px system-ui, sans-serif', grid: { show: false }, size: 64 });
+    // uPlot's own labels on a log axis round 0.0001 to "0": label each decade in full.
+    const logTick = (u, splits) => splits.map((v) => (v == null ? '' : Math.abs(v) >= 1e5 ? v.toExponential(0) : String(+v.toPrecision(3))));
+    if (spec.xLog) axes[0].values = logTick;
+    if (spec.yLog) axes[1].values = logTick;
     const scales = { x: { time: false }, y: {} };
     if (spec.xRange) scales.x.range = () => spec.xRange;
     if (spec.xLog) scales.x.distr = 3;
@@ -347,8 +351,13 @@
     const maxWait = Math.max(0, ...rows.map((c) => c.wait_s.max || 0));
     const tu = timeUnit(maxWait);
     const f = (x) => (num(x) ? sig(x / tu.div, 4) : '–');
-    table(['class', 'arrived', 'released', 'gave up', 'refused', 'waiting at end', `mean (${tu.name})`, `p50 (${tu.name})`, `p90 (${tu.name})`, `p95 (${tu.name})`, `p99 (${tu.name})`, `max (${tu.name})`],
-      rows.map((c) => [{ text: c.name, swatch: c.name }, c.arrived, c.released, c.abandoned, c.refused, c.waiting_at_end, f(c.wait_s.mean), f(c.wait_s.p50), f(c.wait_s.p90), f(c.wait_s.p95), f(c.wait_s.p99), f(c.wait_s.max)]));
+    // Counts that are 0 for every class are said once instead of a column of zeros.
+    const counts = [['gave up', 'abandoned'], ['refused', 'refused'], ['waiting at end', 'waiting_at_end']];
+    const shown = counts.filter(([, k]) => rows.some((c) => c[k]));
+    const zero = counts.filter(([, k]) => !rows.some((c) => c[k])).map(([h]) => h);
+    table(['class', 'arrived', 'released', ...shown.map(([h]) => h), `mean (${tu.name})`, `p50 (${tu.name})`, `p90 (${tu.name})`, `p95 (${tu.name})`, `p99 (${tu.name})`, `max (${tu.name})`],
+      rows.map((c) => [{ text: c.name, swatch: c.name }, c.arrived, c.released, ...shown.map(([, k]) => c[k]), f(c.wait_s.mean), f(c.wait_s.p50), f(c.wait_s.p90), f(c.wait_s.p95), f(c.wait_s.p99), f(c.wait_s.max)]));
+    if (zero.length) note(`None ${zero.join(', none ')}.`);
 
     // CDF with percentiles and SLA limits.
     const tables = [], ser = [], marks = [];
