@@ -32,8 +32,9 @@ common_args parse_args(const std::string& command, const std::vector<std::string
     opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
         "replications", po::value<std::uint32_t>());
   if (kind == command_kind::run)
-    opts.add_options()("trace", po::value<std::string>())("trace-from", po::value<double>())(
-        "trace-to", po::value<double>())("trace-users", po::value<std::string>());
+    opts.add_options()("series", po::value<std::string>())("trace", po::value<std::string>())(
+        "trace-from", po::value<double>())("trace-to", po::value<double>())(
+        "trace-users", po::value<std::string>());
   if (kind == command_kind::compare)
     opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
   if (kind == command_kind::check)
@@ -97,10 +98,15 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
+  if (vm.count("series")) a.series = vm["series"].as<std::string>();
   if (vm.count("format")) {
     a.format = vm["format"].as<std::string>();
-    if (*a.format != "table" && *a.format != "json")
-      throw sim::input_error("--format", "table or json", "'" + *a.format + "'");
+    // CSV where a result has a table's shape: run's classes, compare's metrics, check's targets.
+    const bool csv_ok =
+        kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check;
+    if (*a.format != "table" && *a.format != "json" && (!csv_ok || *a.format != "csv"))
+      throw sim::input_error("--format", csv_ok ? "table, json or csv" : "table or json",
+                             "'" + *a.format + "'");
   }
   return a;
 }

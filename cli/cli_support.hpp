@@ -21,11 +21,12 @@ struct common_args {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
   std::optional<std::string> format;
-  std::optional<std::string> html;  // a self-contained HTML report of the result
-  std::vector<std::string> vary;    // sweep: /pointer=START:STOP:STEP
-  std::vector<std::string> knobs;   // plan: /pointer
-  std::vector<std::string> ranges;  // plan: LO:HI[:STEP], one per knob
-  std::vector<std::string> ties;    // plan: /pointer=EXPR in x (the first knob)
+  std::optional<std::string> html;    // a self-contained HTML report of the result
+  std::optional<std::string> series;  // run: the queue-length samples as CSV
+  std::vector<std::string> vary;      // sweep: /pointer=START:STOP:STEP
+  std::vector<std::string> knobs;     // plan: /pointer
+  std::vector<std::string> ranges;    // plan: LO:HI[:STEP], one per knob
+  std::vector<std::string> ties;      // plan: /pointer=EXPR in x (the first knob)
   std::optional<std::string> csv;
   bool quiet = false;
   bool search = false;               // plan: bisect from the closed form's first guess

@@ -21,6 +21,7 @@
 #include "models/sla/sla.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
@@ -173,6 +174,9 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
 int run_command(const std::vector<std::string>& args) {
   common_args a = parse_args("run", args, command_kind::run);
   models::scenario s = load(a, a.scenario_path);
+  if (a.series && a.replications > 1)
+    throw sim::input_error("--series", "a single run (replications keep no time series)",
+                           "--replications " + std::to_string(a.replications));
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
   auto started = std::chrono::steady_clock::now();
@@ -186,22 +190,30 @@ int run_command(const std::vector<std::string>& args) {
       users += r.overall.arrived;
       events += r.events;
     }
-    if (format == "json" || a.html) result = reports::replications_json(s, rs, 0.95, version);
-    text = format == "json" ? result.dump(2) + "\n" : reports::replications_table(s, rs, 0.95);
+    if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
     users = r.overall.arrived;
     events = r.events;
-    if (format == "json" || a.html) result = reports::result_json(s, r, version);
-    text = format == "json" ? result.dump(2) + "\n" : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   } else {
     models::room_result r = models::run_scenario(s, seed);
     users = r.overall.arrived;
     events = r.events;
-    if (format == "json" || a.html) result = reports::result_json(s, r, version);
-    text = format == "json" ? result.dump(2) + "\n" : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (format == "json") text = result.dump(2) + "\n";
+  if (format == "csv") text = reports::run_csv(result);
+  if (a.series) {
+    if (!write_atomically(*a.series, reports::queue_series_csv(result))) {
+      fmt::print(stderr, "waitroom: {}: could not write the series file\n", *a.series);
+      return exit_output;
+    }
+  }
   if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
   if (a.out) {
     if (!write_atomically(*a.out, text)) {
@@ -245,7 +257,10 @@ int check_command(const std::vector<std::string>& args) {
   }
   const auto result = reports::check_json(outcomes, version);
   if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
-  text = table ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n") : result.dump(2) + "\n";
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  text = table             ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
+         : format == "csv" ? reports::check_csv(result)
+                           : result.dump(2) + "\n";
   if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }
@@ -286,7 +301,9 @@ int compare_command(const std::vector<std::string>& args) {
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
   j["tool"] = {{"name", "waitroom"}, {"version", version}};
   std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+  std::string text = format == "json"  ? j.dump(2) + "\n"
+                     : format == "csv" ? reports::compare_csv(j)
+                                       : reports::compare_table(j);
   if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
   return write_or_print(a, text);
 }
