@@ -36,18 +36,25 @@ std::string usage() {
 
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
-               [--out FILE] [--format table|json] [--replications R] [--threads T]
+               [--out FILE] [--format table|json|csv] [--series FILE] [--html FILE]
+               [--replications R] [--threads T] [--quiet]
                [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
-  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
+  waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
+               [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
-               [--replications R] [--seed N] [--format table|json] [--out FILE]
+               [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
+               [--html FILE]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
-               [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
-  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE]
+               [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
+               [--shard K/N]
+  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
-               [--tie /pointer=EXPR] [--search] [--csv FILE]
+               [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
+               [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]
+  waitroom report RESULT.json [--out report.html]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
+  waitroom COMMAND --help     every option of one command
   waitroom --help | --version
 
 commands:
@@ -68,6 +75,8 @@ commands:
              --tie sets another pointer from the first knob x (e.g. 30-x)
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
              Cobham) beside the simulated mean waits with their intervals
+  report     render a saved JSON result of run, compare, sweep/merge, plan or
+             check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -76,10 +85,15 @@ options:
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
-  --format F       table (default on a terminal) or json (default with --out)
+  --format F       table (default without --out), json (default with --out), or csv
+                   for run, compare and check
+  --html FILE      also write the result as a self-contained HTML report with charts
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
+  --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20
+  --quiet          no progress line (shown on a terminal for long run --replications,
+                   sweep, plan and check)
   --trace FILE     run: every state change as JSON Lines (time, user, token, class,
                    action, list, queue length), within --trace-from/--trace-to
                    seconds and for --trace-users serials when given
@@ -88,6 +102,8 @@ examples:
   waitroom run
   waitroom run scenarios/clinic.json --set /release/batch=8 --format json
   waitroom run scenarios/mmc_validation.json --seed 7 --out result.json
+  waitroom run scenarios/concert_polling.json --html out/polling.html
+  waitroom report result.json --out result.html
   waitroom run scenarios/clinic_ratio.json --replications 20
   waitroom check scenarios/clinic_ratio.json --junit sla.xml
   waitroom compare scenarios/clinic_ratio.json \
@@ -185,7 +201,9 @@ int run_command(const std::vector<std::string>& args) {
   std::uint64_t users = 0, events = 0;
   nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
-    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
+    progress bar(a.replications, a.quiet);
+    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
+                                [&bar] { bar.advance(); });
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
@@ -243,9 +261,13 @@ int check_command(const std::vector<std::string>& args) {
   bool all_pass = true;
   const bool table = a.format.value_or(a.out ? "json" : "table") == "table";
   std::string text;
+  std::size_t total = 0;
+  for (const auto& s : scenarios) total += s.sla->replications;
+  progress bar(total, a.quiet);
   for (auto& s : scenarios) {
     if (a.seed) s.seed = *a.seed;
-    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
+    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads),
+                                [&bar] { bar.advance(); });
     auto os = models::evaluate(*s.sla, rs);
     for (const auto& o : os) all_pass = all_pass && o.pass;
     if (table) text += reports::sla_table(s, os, s.sla->confidence);
