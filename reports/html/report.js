@@ -373,6 +373,7 @@
       const l = limitOf(t);
       if (l && isWaitMetric(t.metric)) vlines.push({ x: l.v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${l.op} ${duration(l.v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' });
     }
+    if (!tables.length) missing('No user was released: there is no wait distribution to draw.');
     if (tables.length) {
       const joined = uPlot.join(tables);
       chart({
@@ -399,7 +400,7 @@
       const qs = Object.keys(q.by_class || {}).sort((a, b) => classOrder.indexOf(a) - classOrder.indexOf(b)).map((name) => ({ label: `${name} waiting`, colour: colourOf(name), y: q.by_class[name] }));
       if (qs.length > 1) qs.push({ label: 'all waiting', colour: ALL, dash: [6, 4], y: q.length });
       else if (!qs.length) qs.push({ label: 'waiting', colour: ALL, y: q.length });
-      qs.push({ label: `released in the interval (${q.interval_s} s)`, colour: '#777777', width: 1, scale: 'y2', y: q.released_since_previous, dash: [2, 3] });
+      qs.push({ label: `released per ${q.interval_s} s (dotted, right axis)`, colour: '#777777', width: 1, scale: 'y2', y: q.released_since_previous, dash: [2, 3] });
       chart({ title: 'Queue length per class, and releases per interval', xLabel: 'time (s)', yLabel: 'users waiting', y2Label: `users released per ${q.interval_s} s`, x: q.t_s, series: qs, yMin: 0,
         note: `Sampled every ${q.interval_s} s of simulated time.` });
     }
@@ -413,12 +414,12 @@
       const c = b.controller;
       if (c && c.t_s && c.t_s.length) {
         chart({ title: 'Release controller: users released per tick, and the response time it saw', xLabel: 'time (s)', yLabel: 'users per tick', y2Label: 'response time seen (ms)', x: c.t_s,
-          series: [{ label: 'users per tick', colour: OTHER[0], y: c.rate_per_tick }, { label: 'RT seen (ms)', colour: OTHER[1], scale: 'y2', y: c.rt_ms }], yMin: 0 });
+          series: [{ label: 'users per tick', colour: OTHER[0], y: c.rate_per_tick }, { label: 'RT seen (ms, right axis)', colour: OTHER[1], scale: 'y2', y: c.rt_ms }], yMin: 0 });
       } else missing('The controller recorded no samples (a fixed release has none).');
       const w = b.windows;
       if (w && w.t_s && w.t_s.length) {
         chart({ title: `Backend response time per ${w.window_s} s window, and utilisation`, xLabel: 'time (s)', yLabel: 'response time (ms)', y2Label: 'utilisation (%)', y2Range: [0, 105], x: w.t_s,
-          series: [{ label: 'p50 RT (ms)', colour: OTHER[0], dash: [3, 2], y: w.p50_ms }, { label: 'p95 RT (ms)', colour: OTHER[0], y: w.p95_ms }, { label: 'utilisation (%)', colour: OTHER[1], dash: [6, 3], scale: 'y2', y: w.utilisation.map((v) => (num(v) ? 100 * v : null)) }], yMin: 0 });
+          series: [{ label: 'p50 RT (ms), dotted', colour: OTHER[0], dash: [3, 2], y: w.p50_ms }, { label: 'p95 RT (ms)', colour: OTHER[0], y: w.p95_ms }, { label: 'utilisation (%), dashed', colour: OTHER[1], dash: [6, 3], scale: 'y2', y: w.utilisation.map((v) => (num(v) ? 100 * v : null)) }], yMin: 0 });
       }
     }
 
@@ -439,7 +440,7 @@
       const s = p.per_second;
       if (s && s.t_s && s.t_s.length) {
         chart({ title: 'Redis commands per second, with and without the status cache', xLabel: 'time (s)', yLabel: 'Redis commands per second', x: s.t_s,
-          series: [{ label: 'without cache', colour: OTHER[1], y: s.total_without_cache }, { label: 'with cache', colour: OTHER[0], y: s.total }, { label: 'polls', colour: OTHER[2], dash: [2, 3], width: 1, y: s.polls }], yMin: 0 });
+          series: [{ label: 'without cache', colour: OTHER[1], y: s.total_without_cache }, { label: 'with cache', colour: OTHER[0], y: s.total }, { label: 'polls (dotted)', colour: OTHER[2], dash: [2, 3], width: 1, y: s.polls }], yMin: 0 });
       }
       const fo = p.followed;
       if (fo && fo.by_class && fo.by_class.length) {
