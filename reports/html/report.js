@@ -7,7 +7,9 @@
   const R = D.result;
   const main = document.getElementById('report');
   const charts = [];
-  const WIDTH = 900;
+  // Charts fit the page: at most 900 px on screen, 680 px (an A4 or Letter page) in print.
+  const WIDTH = Math.max(480, Math.min(900, (document.getElementById('report').clientWidth || 948) - 48));
+  const PRINT_WIDTH = 680;
 
   // Okabe-Ito colours (distinguishable with colour blindness, and in grey print by dash): one per
   // class in the scenario's order, the same in every chart; everyone together is dark grey.
@@ -691,6 +693,9 @@
     add(el('p', { class: 'missing', text: 'The report could not be drawn: ' + e.message }));
     throw e;
   }
+
+  window.addEventListener('beforeprint', () => { for (const c of charts) if (c.u) c.u.setSize({ width: PRINT_WIDTH, height: c.u.height }); });
+  window.addEventListener('afterprint', () => { for (const c of charts) if (c.u) c.u.setSize({ width: WIDTH, height: c.u.height }); });
 
   // For the browser test: per chart, the data points given and the coloured pixels drawn in
   // its plot area (axes and grid are grey, so coloured pixels are data).
