@@ -676,7 +676,8 @@
         s.targets.map((t) => {
           const l = limitOf(t);
           const f = isShare(t.metric) ? pct : (x) => sig(x, 5);
-          return [{ text: t.class, swatch: t.class }, t.metric, l ? `${l.op} ${f(l.v)}` : '–', f(t.estimate), `[${f(t.ci[0])}, ${f(t.ci[1])}]`, { text: t.pass ? 'holds' : 'FAILS', cls: t.pass ? 'pass' : 'fail' }];
+          const lf = isWaitMetric(t.metric) ? duration : isShare(t.metric) ? pct : (x) => trimZeros(sig(x, 5));
+          return [{ text: t.class, swatch: t.class }, t.metric, l ? `${l.op} ${lf(l.v)}` : '–', f(t.estimate), `[${f(t.ci[0])}, ${f(t.ci[1])}]`, { text: t.pass ? 'holds' : 'FAILS', cls: t.pass ? 'pass' : 'fail' }];
         }));
       t.classList.add('check');
       charts.push({ title: `check table ${s.name}`, points: s.targets.length, u: null });
