@@ -19,6 +19,9 @@
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
@@ -33,18 +36,25 @@ std::string usage() {
 
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
-               [--out FILE] [--format table|json] [--replications R] [--threads T]
+               [--out FILE] [--format table|json|csv] [--series FILE] [--html FILE]
+               [--replications R] [--threads T] [--quiet]
                [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
-  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
+  waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
+               [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
-               [--replications R] [--seed N] [--format table|json] [--out FILE]
+               [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
+               [--html FILE]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
-               [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
-  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE]
+               [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
+               [--shard K/N]
+  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
-               [--tie /pointer=EXPR] [--search] [--csv FILE]
+               [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
+               [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]
+  waitroom report RESULT.json [--out report.html]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
+  waitroom COMMAND --help     every option of one command
   waitroom --help | --version
 
 commands:
@@ -65,6 +75,8 @@ commands:
              --tie sets another pointer from the first knob x (e.g. 30-x)
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
              Cobham) beside the simulated mean waits with their intervals
+  report     render a saved JSON result of run, compare, sweep/merge, plan or
+             check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -73,10 +85,15 @@ options:
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
-  --format F       table (default on a terminal) or json (default with --out)
+  --format F       table (default without --out), json (default with --out), or csv
+                   for run, compare and check
+  --html FILE      also write the result as a self-contained HTML report with charts
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
+  --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20
+  --quiet          no progress line (shown on a terminal for long run --replications,
+                   sweep, plan and check)
   --trace FILE     run: every state change as JSON Lines (time, user, token, class,
                    action, list, queue length), within --trace-from/--trace-to
                    seconds and for --trace-users serials when given
@@ -85,6 +102,8 @@ examples:
   waitroom run
   waitroom run scenarios/clinic.json --set /release/batch=8 --format json
   waitroom run scenarios/mmc_validation.json --seed 7 --out result.json
+  waitroom run scenarios/concert_polling.json --html out/polling.html
+  waitroom report result.json --out result.html
   waitroom run scenarios/clinic_ratio.json --replications 20
   waitroom check scenarios/clinic_ratio.json --junit sla.xml
   waitroom compare scenarios/clinic_ratio.json \
@@ -171,34 +190,49 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
 int run_command(const std::vector<std::string>& args) {
   common_args a = parse_args("run", args, command_kind::run);
   models::scenario s = load(a, a.scenario_path);
+  if (a.series && a.replications > 1)
+    throw sim::input_error("--series", "a single run (replications keep no time series)",
+                           "--replications " + std::to_string(a.replications));
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
   auto started = std::chrono::steady_clock::now();
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text;
   std::uint64_t users = 0, events = 0;
+  nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
-    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
+    progress bar(a.replications, a.quiet);
+    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
+                                [&bar] { bar.advance(); });
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
     }
-    text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
-                            : reports::replications_table(s, rs, 0.95);
+    if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   } else {
     models::room_result r = models::run_scenario(s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (format == "json") text = result.dump(2) + "\n";
+  if (format == "csv") text = reports::run_csv(result);
+  if (a.series) {
+    if (!write_atomically(*a.series, reports::queue_series_csv(result))) {
+      fmt::print(stderr, "waitroom: {}: could not write the series file\n", *a.series);
+      return exit_output;
+    }
+  }
+  if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
   if (a.out) {
     if (!write_atomically(*a.out, text)) {
       fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
@@ -225,19 +259,31 @@ int check_command(const std::vector<std::string>& args) {
   }
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
   bool all_pass = true;
+  const bool table = a.format.value_or(a.out ? "json" : "table") == "table";
+  std::string text;
+  std::size_t total = 0;
+  for (const auto& s : scenarios) total += s.sla->replications;
+  progress bar(total, a.quiet);
   for (auto& s : scenarios) {
     if (a.seed) s.seed = *a.seed;
-    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
+    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads),
+                                [&bar] { bar.advance(); });
     auto os = models::evaluate(*s.sla, rs);
     for (const auto& o : os) all_pass = all_pass && o.pass;
-    fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
+    if (table) text += reports::sla_table(s, os, s.sla->confidence);
     outcomes.emplace_back(&s, std::move(os));
   }
   if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
     fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
     return exit_output;
   }
-  fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
+  const auto result = reports::check_json(outcomes, version);
+  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  text = table             ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
+         : format == "csv" ? reports::check_csv(result)
+                           : result.dump(2) + "\n";
+  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }
 
@@ -275,8 +321,12 @@ int compare_command(const std::vector<std::string>& args) {
     ptrs.push_back(&s);
   }
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
+  j["tool"] = {{"name", "waitroom"}, {"version", version}};
   std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+  std::string text = format == "json"  ? j.dump(2) + "\n"
+                     : format == "csv" ? reports::compare_csv(j)
+                                       : reports::compare_table(j);
+  if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
   return write_or_print(a, text);
 }
 
