@@ -151,15 +151,21 @@ long max_rss_kib() {
   return u.ru_maxrss;
 }
 
+// "AMD EPYC (family 26, model 2)": some hypervisors hide the marketing name, so the family
+// and model numbers go beside it.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "unknown";
+  std::string line, name = "unknown", family, model;
+  auto value = [&] { return line.substr(line.find(':') + 2); };
+  while (std::getline(in, line) && line.find(':') != std::string::npos) {
+    if (line.rfind("model name", 0) == 0)
+      name = value();
+    else if (line.rfind("cpu family", 0) == 0)
+      family = value();
+    else if (line.rfind("model\t", 0) == 0)
+      model = value();
+  }
+  return family.empty() ? name : fmt::format("{} (family {}, model {})", name, family, model);
 }
 
 // One measured run. Trivially copyable: it crosses a pipe from the child.
