@@ -154,6 +154,50 @@ TEST(Zset, RandomisedAgainstReference) {
   EXPECT_EQ(z.zcount({100}, {900, true}), in_range);
 }
 
+// The flash crowd's pattern against std::set: scores are arrival milliseconds with many
+// ties at the tail (the tree's fast path into its last child), a fifth scored 10 s back
+// (into the middle), batches popped from the head, ranks checked throughout.
+TEST(Zset, TailTiesAndOffsetsAgainstReference) {
+  token_zset z(99);
+  auto key = [&](double s, std::uint32_t id) { return std::pair{s, z.store().token(id)}; };
+  std::set<std::pair<double, std::uint64_t>> ref;
+  std::vector<double> score_of;
+  waitroom::sim::rng r(21);
+  std::uint32_t next_id = 0;
+  for (int ms = 0; ms < 30000; ++ms) {
+    for (auto k = r.below(12); k > 0; --k) {
+      const double s = r.below(5) == 0 ? ms - 10000.0 : ms;
+      z.zadd(s, next_id);
+      ref.insert(key(s, next_id));
+      score_of.push_back(s);
+      ++next_id;
+    }
+    if (ms % 200 == 199) {
+      for (auto& [m, s] : z.zpopmin(static_cast<std::int64_t>(r.below(1500)))) {
+        ASSERT_EQ(key(s, m), *ref.begin());
+        ref.erase(ref.begin());
+      }
+      ASSERT_TRUE(z.tree().check()) << "ms " << ms;
+    }
+    if (ms % 97 == 0 && !ref.empty()) {  // a rank and a removal somewhere in the set
+      auto it = std::next(ref.begin(), static_cast<std::ptrdiff_t>(r.below(ref.size())));
+      const auto rank = static_cast<std::int64_t>(std::distance(ref.begin(), it));
+      auto [m, s] = z.zrange(rank, rank)[0];
+      ASSERT_EQ(key(s, m), *it);
+      ASSERT_EQ(*z.zrank(m), static_cast<std::uint64_t>(rank));
+      ASSERT_EQ(z.zrem(m), 1);
+      ref.erase(it);
+    }
+    ASSERT_EQ(z.zcard(), ref.size());
+  }
+  ASSERT_TRUE(z.tree().check());
+  std::size_t i = 0;
+  for (auto& [m, s] : z.zrange(0, -1)) {
+    auto it = std::next(ref.begin(), static_cast<std::ptrdiff_t>(i++));
+    ASSERT_EQ(key(s, m), *it);
+  }
+}
+
 TEST(Zset, SequentialInsertsPackLeavesDensely) {
   token_zset z(1);
   const std::uint32_t n = 200000;
