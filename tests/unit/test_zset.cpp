@@ -211,3 +211,14 @@ TEST(Zset, SequentialInsertsPackLeavesDensely) {
   EXPECT_EQ(*z.zrank(n / 2), 0u);
   ASSERT_TRUE(z.tree().check());
 }
+
+TEST(Zset, RangeByScoreLimitCountsLikeRedis) {
+  string_zset z;
+  for (int i = 0; i < 5; ++i) z.zadd(i, "m" + std::to_string(i));
+  // LIMIT offset 0 is an empty reply; a negative count means all from the offset.
+  EXPECT_TRUE(z.zrangebyscore({-inf}, {inf}, 0, 0).empty());
+  EXPECT_EQ(z.zrangebyscore({-inf}, {inf}, 3, -1), (pairs{{"m3", 3}, {"m4", 4}}));
+  EXPECT_EQ(z.zrangebyscore({1}, {3, true}, 0, 5), (pairs{{"m1", 1}, {"m2", 2}}));
+  EXPECT_EQ(*z.zrevrank("m0"), 4u);
+  EXPECT_EQ(*z.zrevrank("m4"), 0u);
+}
