@@ -60,29 +60,6 @@ TEST(Confidence, EdgeCasesOfBothForms) {
   EXPECT_FALSE(sim::interval({3.0, 1.0}).contains(2.0 - 1e-9));
 }
 
-TEST(Confidence, RunningMomentsMatchTheTwoPassFormulas) {
-  sim::running_moments a, b, all;
-  const std::vector<double> xs = {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};  // mean 5, ss 32
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    (i < 3 ? a : b).add(xs[i]);
-    all.add(xs[i]);
-  }
-  EXPECT_DOUBLE_EQ(all.mean(), 5.0);
-  EXPECT_DOUBLE_EQ(all.variance(), 32.0 / 7.0);
-  EXPECT_DOUBLE_EQ(all.stddev(), std::sqrt(32.0 / 7.0));
-  EXPECT_EQ(all.min(), 2.0);
-  EXPECT_EQ(all.max(), 9.0);
-  a.merge(b);
-  EXPECT_EQ(a.count(), 8u);
-  EXPECT_DOUBLE_EQ(a.mean(), 5.0);
-  EXPECT_NEAR(a.variance(), 32.0 / 7.0, 1e-12);
-  EXPECT_EQ(a.min(), 2.0);
-  EXPECT_EQ(a.max(), 9.0);
-  sim::running_moments empty;
-  empty.merge(all);
-  EXPECT_DOUBLE_EQ(empty.variance(), 32.0 / 7.0);
-}
-
 TEST(Confidence, CompareReportsThePairedDifferenceInterval) {
   // Five replications; the variant waits 1, 2, 3, 4, 5 s longer than the base in replication
   // 1..5 (on top of a base that varies): the difference's interval is 3 +- 1.963243, while

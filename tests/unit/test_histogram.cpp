@@ -118,3 +118,26 @@ TEST(Histogram, QuantileAtWideBucketEdgesIsTheBucketMidpoint) {
   one.add(259);
   EXPECT_EQ(one.quantile(0.5), 259.0);
 }
+
+TEST(Moments, MatchTheTwoPassFormulasAndMergeExactly) {
+  running_moments a, b, all;
+  const std::vector<double> xs = {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};  // mean 5, ss 32
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    (i < 3 ? a : b).add(xs[i]);
+    all.add(xs[i]);
+  }
+  EXPECT_DOUBLE_EQ(all.mean(), 5.0);
+  EXPECT_DOUBLE_EQ(all.variance(), 32.0 / 7.0);
+  EXPECT_DOUBLE_EQ(all.stddev(), std::sqrt(32.0 / 7.0));
+  EXPECT_EQ(all.min(), 2.0);
+  EXPECT_EQ(all.max(), 9.0);
+  a.merge(b);
+  EXPECT_EQ(a.count(), 8u);
+  EXPECT_DOUBLE_EQ(a.mean(), 5.0);
+  EXPECT_NEAR(a.variance(), 32.0 / 7.0, 1e-12);
+  EXPECT_EQ(a.min(), 2.0);
+  EXPECT_EQ(a.max(), 9.0);
+  running_moments empty;
+  empty.merge(all);
+  EXPECT_DOUBLE_EQ(empty.variance(), 32.0 / 7.0);
+}
