@@ -27,6 +27,14 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// Every spawned program gets a time limit, so a hang fails the case with a message instead
+// of waiting for ctest's timeout (coreutils' timeout exits with 124 when it fires).
+constexpr int program_timeout_s = 60;
+constexpr int timed_out = 124;
+std::string bounded(const std::string& args) {
+  return "timeout -k 5 " + std::to_string(program_timeout_s) + " " + WAITROOM_BINARY + " " + args;
+}
+
 outcome run(const std::string& args) {
   static int n = 0;
   // ctest runs each case in its own process, in parallel: the pid keeps files apart.
@@ -34,9 +42,10 @@ outcome run(const std::string& args) {
   fs::create_directories(dir);
   fs::path out = dir / ("out" + std::to_string(n) + ".txt");
   fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
-  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " >" + out.string() + " 2>" +
-                    err.string() + " </dev/null";
+  std::string cmd = bounded(args) + " >" + out.string() + " 2>" + err.string() + " </dev/null";
   int status = std::system(cmd.c_str());
+  if (WEXITSTATUS(status) == timed_out)
+    ADD_FAILURE() << "waitroom " << args << " ran longer than " << program_timeout_s << " s";
   return {WEXITSTATUS(status), slurp(out), slurp(err)};
 }
 
@@ -331,8 +340,8 @@ TEST(Cli, ShardsRunAsSeparateProcessesMergeToTheUnshardedSweep) {
   // Three shards at once, as a job array would run them.
   std::string cmd;
   for (int k = 0; k < 3; ++k)
-    cmd += std::string(WAITROOM_BINARY) + " " + args + " --shard " + std::to_string(k) +
-           "/3 --out " + (dir / ("s" + std::to_string(k) + ".json")).string() + " & ";
+    cmd += bounded(args) + " --shard " + std::to_string(k) + "/3 --out " +
+           (dir / ("s" + std::to_string(k) + ".json")).string() + " & ";
   cmd += "wait";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto merged = run("merge " + (dir / "s1.json").string() + " " + (dir / "s0.json").string() + " " +
