@@ -32,6 +32,22 @@ constexpr std::uint64_t dict_table_bytes(std::uint64_t entries) {
   return jemalloc_class(size * 8);
 }
 
+// The same after growing to `entries` by adds, each of which moves rehash_steps_per_add
+// buckets of an incremental rehash (a set's SADD 1, a sorted set's ZADD 2: its lookup and its
+// insert). Redis never rehashes a value's dict in the background, so the old table (half the
+// size) is still allocated until the adds since the last doubling have moved its non-empty
+// buckets: about 63% of them (load factor 1 when it doubled).
+constexpr std::uint64_t dict_bytes_grown(std::uint64_t entries,
+                                         std::uint64_t rehash_steps_per_add) {
+  std::uint64_t table = dict_table_bytes(entries);
+  if (entries <= 4) return table;
+  std::uint64_t size = std::bit_ceil(entries);
+  std::uint64_t old = size / 2;
+  std::uint64_t steps = (entries - old) * rehash_steps_per_add;
+  bool rehashing = static_cast<double>(steps) < 0.632 * static_cast<double>(old);
+  return rehashing ? table + jemalloc_class(old * 8) : table;
+}
+
 inline constexpr std::uint64_t dict_entry_bytes = 32;  // key, value, next: 24 -> class 32
 
 // The expected size of a skiplist node: 24 bytes (member, score, backward) plus 16 a level,
@@ -58,14 +74,14 @@ constexpr double zset_bytes(std::uint64_t n, std::uint64_t member_len) {
   }
   return static_cast<double>(n) * (skiplist_node_bytes() +
                                    static_cast<double>(sds_bytes(member_len) + dict_entry_bytes)) +
-         static_cast<double>(dict_table_bytes(n));
+         static_cast<double>(dict_bytes_grown(n, 2));
 }
 
 // A set (SADD) of n string members (hashtable encoding in Redis 7.0: integers-only sets
 // would be an intset, which tokens in hex never are).
 constexpr double set_bytes(std::uint64_t n, std::uint64_t member_len) {
   return static_cast<double>(n) * static_cast<double>(sds_bytes(member_len) + dict_entry_bytes) +
-         static_cast<double>(dict_table_bytes(n));
+         static_cast<double>(dict_bytes_grown(n, 1));
 }
 
 // Member sizes: a hex token, or a signed one (hex, '.', 64 hex digits of HMAC-SHA256).

@@ -1,4 +1,5 @@
 // The Redis memory estimate (models/queues/redis_memory.hpp) against INFO memory.
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -55,6 +56,10 @@ TEST(RedisMemory, SortedSetOfHexTokensWithinTenPercent) {
   RecordProperty("bytes_per_member_live", std::to_string(live / static_cast<double>(n)));
   RecordProperty("bytes_per_member_estimate", std::to_string(est / static_cast<double>(n)));
   EXPECT_NEAR(est / live, 1.0, 0.10) << "live " << live << " estimate " << est;
+  std::printf("%s n=%llu live %.1f estimate %.1f bytes/member ratio %.4f\n",
+              ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+              static_cast<unsigned long long>(n), live / static_cast<double>(n),
+              est / static_cast<double>(n), est / live);
 }
 
 TEST(RedisMemory, SortedSetOfSignedTokensWithinTenPercent) {
@@ -65,6 +70,10 @@ TEST(RedisMemory, SortedSetOfSignedTokensWithinTenPercent) {
   double live = measured(c, "z", n, true, &signer);
   double est = rm::zset_bytes(n, rm::signed_member_len);
   EXPECT_NEAR(est / live, 1.0, 0.10) << "live " << live << " estimate " << est;
+  std::printf("%s n=%llu live %.1f estimate %.1f bytes/member ratio %.4f\n",
+              ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+              static_cast<unsigned long long>(n), live / static_cast<double>(n),
+              est / static_cast<double>(n), est / live);
 }
 
 TEST(RedisMemory, ReleasedSetWithinTenPercent) {
@@ -74,6 +83,10 @@ TEST(RedisMemory, ReleasedSetWithinTenPercent) {
   double live = measured(c, "released", n, false, nullptr);
   double est = rm::set_bytes(n, rm::hex_member_len);
   EXPECT_NEAR(est / live, 1.0, 0.10) << "live " << live << " estimate " << est;
+  std::printf("%s n=%llu live %.1f estimate %.1f bytes/member ratio %.4f\n",
+              ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+              static_cast<unsigned long long>(n), live / static_cast<double>(n),
+              est / static_cast<double>(n), est / live);
 }
 
 }  // namespace

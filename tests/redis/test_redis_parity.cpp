@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -239,6 +240,11 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
   m.finish(res.end_ns);
   EXPECT_EQ(c.stats().reconnects, 1u);
   EXPECT_GE(c.stats().gap_ns, 250'000'000);
+  EXPECT_GT(c.stats().replayed, 0u);
+  std::printf("reconnects %llu, gap %.3f s, commands replayed %llu\n",
+              static_cast<unsigned long long>(c.stats().reconnects),
+              static_cast<double>(c.stats().gap_ns) * 1e-9,
+              static_cast<unsigned long long>(c.stats().replayed));
   EXPECT_GE(m.stats().state_checks, 2u);  // after the reconnect and at the end
   EXPECT_EQ(m.stats().released_members, res.released);
 }
