@@ -9,6 +9,7 @@
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
 #include "redis/mirror.hpp"
+#include "redis/report.hpp"
 #include "redis/scripts.hpp"
 #include "redis_server.hpp"
 
@@ -182,6 +183,40 @@ TEST(RedisConnection, KeysAreUnderTheRunPrefixAndDeletedAtTheEnd) {
   EXPECT_EQ(c.call({"DBSIZE"}).integer, 1 + 3 + 3);  // 3 lists, released, stats, log
   EXPECT_EQ(delete_keys(c, keys), 6u);
   EXPECT_EQ(c.call({"DBSIZE"}).integer, 1);  // only the other key is left
+}
+
+}  // namespace
+
+namespace {
+
+using namespace waitroom::redis;
+using waitroom::testing_support::redis_server;
+
+TEST(RedisReport, CountsCommandsAndSamplesMemoryWithoutThePassword) {
+  redis_server s({"--requirepass", "pw-not-in-results"});
+  auto u = s.parsed_url();
+  u.password = "pw-not-in-results";
+  connection c(u);
+  key_layout keys{new_run_id()};
+  redis_mirror m(c, keys);
+  memory_sampler mem;
+  for (std::uint64_t i = 0; i < 3000; ++i) m.enter(0, i, static_cast<double>(i), 0);
+  m.round_end(0);
+  mem.sample(c, 3000);
+  std::vector<std::uint64_t> head{0, 1, 2};
+  m.released(0, head, 1);
+  m.round_end(1);
+  mem.sample(c, 2997);
+  auto j = redis_block(c.stats(), m.stats(), mem);
+  EXPECT_EQ(j["commands"]["ZADD"], 3000);
+  EXPECT_EQ(j["commands"]["EVALSHA release"], 1);
+  EXPECT_EQ(j["released"], 3);
+  EXPECT_GE(j["round_trips"].get<int>(), 3);
+  EXPECT_GT(j["memory"]["peak_used_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["memory"]["samples"], 2);
+  EXPECT_EQ(j.dump().find("pw-not-in-results"), std::string::npos);
+  auto info = info_memory(c);
+  EXPECT_GE(info.used_memory_peak, info.used_memory);
 }
 
 }  // namespace
