@@ -51,17 +51,8 @@ void bump(std::vector<std::uint64_t>& v, std::int64_t ns) {
   ++v[s];
 }
 
-void client_loop(client& c, const redis_url& url, const load_options& opt,
-                 clock_type::time_point t0, std::size_t pipeline) {
-  std::unique_ptr<connection> conn;
-  try {
-    conn = std::make_unique<connection>(url, opt.connect);
-    conn->add_script("release", scripts::release);
-  } catch (const redis_error& e) {
-    std::lock_guard lock(c.m);
-    c.error = e.what();
-    c.done = true;
-  }
+void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_point t0,
+                 std::size_t pipeline, std::atomic<bool>& broken) {
   std::vector<job> batch;
   for (;;) {
     {
@@ -112,6 +103,7 @@ void client_loop(client& c, const redis_url& url, const load_options& opt,
       }
       if (c.error.empty()) c.error = e.what();
       conn.reset();
+      broken = true;  // the dispatcher stops: nobody would send this client's commands
     }
     batch.clear();
   }
@@ -330,11 +322,19 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   const unsigned k = std::max(1u, opt.clients);
   std::vector<std::unique_ptr<client>> clients;
   for (unsigned i = 0; i < k; ++i) clients.push_back(std::make_unique<client>());
+  // Connect every client first: a refused connection or a wrong password fails here, before
+  // anything is sent.
+  std::vector<std::unique_ptr<connection>> conns;
+  for (unsigned i = 0; i < k; ++i) {
+    conns.push_back(std::make_unique<connection>(url, opt.connect));
+    conns.back()->add_script("release", scripts::release);
+  }
+  std::atomic<bool> broken{false};
   auto t0 = clock_type::now();
   std::vector<std::thread> threads;
-  for (auto& c : clients)
-    threads.emplace_back(client_loop, std::ref(*c), std::cref(url), std::cref(opt), t0,
-                         std::max<std::size_t>(1, opt.pipeline));
+  for (unsigned i = 0; i < k; ++i)
+    threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
+                         std::max<std::size_t>(1, opt.pipeline), std::ref(broken));
   load_result res;
   std::vector<std::uint64_t> requested[t_count];
   std::uint64_t count[t_count] = {};
@@ -345,7 +345,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   cmd_type type{};
   std::vector<std::string> args;
   auto last_progress = clock_type::now();
-  while (gen.next(v_ns, type, args)) {
+  while (!broken && gen.next(v_ns, type, args)) {
     std::int64_t due =
         opt.max_speed
             ? std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()
@@ -355,8 +355,13 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
       break;
     }
     if (!opt.max_speed) {
-      auto wait = t0 + std::chrono::nanoseconds(due) - clock_type::now();
-      if (wait > std::chrono::microseconds(200)) std::this_thread::sleep_for(wait);
+      // Sleep in short steps so a broken client stops the run promptly.
+      for (;;) {
+        auto wait = t0 + std::chrono::nanoseconds(due) - clock_type::now();
+        if (wait <= std::chrono::microseconds(200) || broken) break;
+        std::this_thread::sleep_for(
+            std::min<clock_type::duration>(wait, std::chrono::milliseconds(100)));
+      }
     }
     bump(requested[type], due);
     ++count[type];

@@ -1,9 +1,12 @@
 #pragma once
 // A redis-server of the test's own: a unix socket in a fresh temp folder, --port 0 (no TCP),
 // no persistence unless asked. Started in the constructor (waits for PING), stopped by its pid
-// in the destructor whatever happened (SIGTERM, then SIGKILL after 5 s), folder removed.
+// in the destructor whatever happened (SIGTERM, then SIGKILL after 5 s), folder removed. If
+// the test process itself is killed (a ctest timeout), the kernel kills the server too
+// (PR_SET_PDEATHSIG): it dies with the thread that started it, so start it from a thread that
+// lives as long as the server should.
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,8 +18,6 @@
 #include <vector>
 
 #include "redis/connection.hpp"
-
-extern char** environ;
 
 namespace waitroom::testing_support {
 
@@ -53,16 +54,24 @@ class redis_server {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (::posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0)
-      throw std::runtime_error(
-          "redis-server could not be started: install it (scripts/test does: Debian's "
-          "redis-server package)");
+    pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed starting redis-server");
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died already
+      ::execvp("redis-server", argv.data());
+      ::_exit(127);
+    }
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     for (;;) {
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
-        throw std::runtime_error("redis-server exited at start; see its log in " + dir_);
+        throw std::runtime_error(
+            "redis-server exited at start (is it installed? scripts/test installs Debian's "
+            "redis-server); its log, if any, is in " +
+            dir_);
       }
       try {
         redis::connect_options o;

@@ -3,8 +3,10 @@
 #include <signal.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -206,13 +208,28 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
     redis_server& server;
     std::uint64_t calls = 0;
     std::thread restarter;
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    void finish() {
+      {
+        std::lock_guard lock(m);
+        done = true;
+      }
+      cv.notify_all();
+      if (restarter.joinable()) restarter.join();
+    }
     crashing(redis_mirror& i, redis_server& s) : inner(i), server(s) {}
     void maybe_crash() {
       if (++calls != 8'000) return;
       server.crash();
+      // The restarted server dies with the thread that started it: keep the thread alive.
       restarter = std::thread([this] {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         server.start();
+        std::unique_lock lock(m);
+        cv.wait(lock, [this] { return done; });
+        server.stop();
       });
     }
     void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
@@ -235,9 +252,15 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
     }
     void round_end(std::int64_t n) override { inner.round_end(n); }
   } wrapper(m, s);
-  auto res = run_stream(cfg, &wrapper);
-  if (wrapper.restarter.joinable()) wrapper.restarter.join();
-  m.finish(res.end_ns);
+  stream_result res;
+  try {
+    res = run_stream(cfg, &wrapper);
+    m.finish(res.end_ns);
+  } catch (...) {
+    wrapper.finish();
+    throw;
+  }
+  wrapper.finish();
   EXPECT_EQ(c.stats().reconnects, 1u);
   EXPECT_GE(c.stats().gap_ns, 250'000'000);
   EXPECT_GT(c.stats().replayed, 0u);
