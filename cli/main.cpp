@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     }
     std::string cmd = args[0];
     args.erase(args.begin());
-    if (cmd == "run") return run_command(args);
+    if (cmd == "run") return wants_redis(args) ? redis_run_command(args) : run_command(args);
     if (cmd == "validate") return validate_command(args);
     if (cmd == "check") return check_command(args);
     if (cmd == "compare") return compare_command(args);

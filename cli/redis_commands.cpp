@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <optional>
@@ -10,10 +11,14 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "models/room/room.hpp"
 #include "redis/error.hpp"
 #include "redis/load.hpp"
 #include "redis/mirror.hpp"
+#include "redis/report.hpp"
+#include "reports/report.hpp"
 #include "sim/input_error.hpp"
+#include "version.hpp"
 
 namespace waitroom::cli {
 
@@ -154,6 +159,144 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
 }
 
 }  // namespace
+
+bool wants_redis(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--redis") != args.end();
+}
+
+namespace {
+
+// A mirror that also samples INFO memory at the end of every release round (at most ten
+// times a simulated second), with the number of waiting users the operations imply.
+class sampled_mirror final : public models::queue_mirror {
+ public:
+  sampled_mirror(redis::redis_mirror& m, redis::connection& c) : m_(m), c_(c) {}
+  void enter(std::uint32_t l, std::uint64_t t, double s, std::int64_t n) override {
+    ++waiting_;
+    m_.enter(l, t, s, n);
+  }
+  void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override {
+    --waiting_;
+    m_.remove(l, t, n);
+  }
+  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double s, std::int64_t n) override {
+    m_.move(f, to, t, s, n);
+  }
+  void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
+    waiting_ -= t.size();
+    m_.released(l, t, n);
+  }
+  void drawn(std::uint32_t set, std::uint64_t t, std::int64_t n) override {
+    --waiting_;
+    m_.drawn(set, t, n);
+  }
+  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
+    m_.ranked(l, t, r, n);
+  }
+  void round_end(std::int64_t n) override {
+    m_.round_end(n);
+    if (n - last_sample_ns_ >= 100'000'000) {
+      last_sample_ns_ = n;
+      memory.sample(c_, waiting_);
+    }
+  }
+  redis::memory_sampler memory;
+
+ private:
+  redis::redis_mirror& m_;
+  redis::connection& c_;
+  std::uint64_t waiting_ = 0;
+  std::int64_t last_sample_ns_ = INT64_MIN / 2;
+};
+
+}  // namespace
+
+int redis_run_command(const std::vector<std::string>& args) {
+  std::optional<std::string> url_text;
+  bool keep = false;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--redis") {
+      if (i + 1 >= args.size())
+        throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "nothing");
+      url_text = args[++i];
+    } else if (args[i] == "--redis-keep") {
+      keep = true;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  common_args a = parse_args("run", rest, command_kind::run);
+  if (a.replications > 1)
+    throw sim::input_error("--replications", "1 with --redis (one replication is mirrored)",
+                           std::to_string(a.replications));
+  if (a.trace) throw sim::input_error("--trace", "no trace with --redis", "--trace");
+  models::scenario s = load(a, a.scenario_path);
+  if (s.run.warmup == models::warmup_kind::mser5)
+    throw sim::input_error("/run/warmup", "no mser5 warm-up with --redis (it runs twice)", "mser5");
+  std::uint64_t seed = a.seed.value_or(s.seed);
+  s.seed = seed;
+  std::string format = a.format.value_or(a.out ? "json" : "table");
+  try {
+    redis::redis_url url = redis::parse_url_from_env(*url_text);
+    redis::connection conn(url);
+    redis::key_layout keys{redis::new_run_id()};
+    redis::mirror_options mo;
+    mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
+    models::room_result r;
+    nlohmann::json block;
+    std::uint64_t keys_deleted = 0;
+    try {
+      redis::redis_mirror mirror(conn, keys, mo);
+      sampled_mirror sampled(mirror, conn);
+      models::room rm(s, seed);
+      rm.set_mirror(&sampled);
+      r = rm.run();
+      mirror.finish(static_cast<std::int64_t>(r.end_time_s * 1e9));
+      block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
+    } catch (...) {
+      if (!keep) {
+        try {
+          redis::delete_keys(conn, keys);
+        } catch (const redis::redis_error&) {  // the first error is the one to report
+        }
+      }
+      throw;
+    }
+    if (!keep) keys_deleted = redis::delete_keys(conn, keys);
+    block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
+    std::string text;
+    if (format == "json") {
+      auto j = reports::result_json(s, r, version);
+      j["redis"] = block;
+      text = j.dump(2) + "\n";
+    } else {
+      text = reports::result_table(s, r);
+      text += fmt::format(
+          "\nredis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
+          "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB{}\n",
+          url.describe(), block["releases"].get<std::uint64_t>(),
+          block["released"].get<std::uint64_t>(), block["replies_checked"].get<std::uint64_t>(),
+          block["round_trips"].get<std::uint64_t>(), block["wait_s"].get<double>(),
+          static_cast<double>(block["memory"]["peak_used_bytes"].get<std::int64_t>()) / 1e6,
+          keep ? ", keys kept under " + keys.prefix() + "*"
+               : fmt::format(", {} keys deleted", keys_deleted));
+    }
+    if (a.out) {
+      if (!write_atomically(*a.out, text)) {
+        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+        return exit_output;
+      }
+    } else {
+      fmt::print("{}", text);
+    }
+    return exit_ok;
+  } catch (const redis::redis_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    if (e.kind() == redis::error_kind::bad_url) return exit_bad_input;
+    return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
+  }
+}
 
 std::string load_usage() {
   return R"(  waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
