@@ -256,9 +256,11 @@ int redis_run_command(const std::vector<std::string>& args) {
       block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
     } catch (...) {
       if (!keep) {
+        // On a fresh connection: the failed one may still have replies in flight.
         try {
-          redis::delete_keys(conn, keys);
-        } catch (const redis::redis_error&) {  // the first error is the one to report
+          redis::connection cleanup(url);
+          redis::delete_keys(cleanup, keys);
+        } catch (const std::exception&) {  // the first error is the one to report
         }
       }
       throw;
@@ -325,7 +327,7 @@ int load_command(const std::vector<std::string>& args) {
         try {
           redis::connection cleanup(url, a.opt.connect);
           redis::delete_keys(cleanup, keys);
-        } catch (const redis::redis_error&) {  // the first error is the one to report
+        } catch (const std::exception&) {  // the first error is the one to report
         }
       }
       throw;
