@@ -1,6 +1,7 @@
 #pragma once
 // The score policies parity is checked for: fifo, offset and level at s, ms and us, with and
 // without the random suffix.
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@ struct named_policy {
   std::string name;
   models::score_policy policy;
 };
+
+// Test names and failure messages show the policy's name, not its bytes.
+inline void PrintTo(const named_policy& p, std::ostream* os) {
+  *os << p.name;
+}
 
 inline models::score_policy make_policy(models::ordering o, models::time_unit u, double noise) {
   models::score_policy p;
