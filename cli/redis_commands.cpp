@@ -308,6 +308,11 @@ std::string load_usage() {
 }
 
 int load_command(const std::vector<std::string>& args) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
+    fmt::print("usage:\n{}\nSee docs/redis.md (load mode).\n", load_usage());
+    return exit_ok;
+  }
   load_args a = parse(args);
   common_args c;
   c.scenario_path = a.scenario;
