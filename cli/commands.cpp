@@ -48,6 +48,7 @@ usage:
                [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
                [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
+  waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
                [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
                [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]
@@ -115,6 +116,8 @@ examples:
 exit codes:
   0 success   1 an SLA failed (check)   2 bad input (arguments, scenario, trace)
   3 internal error   4 an output file could not be written
+  5 Redis answered differently from the model   6 Redis failed (unreachable,
+  refused, wrong password, OOM, script error, key of the wrong type); docs/redis.md
 )";
 }
 

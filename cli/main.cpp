@@ -8,6 +8,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "redis_commands.hpp"
 #include "report_command.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
     }
     std::string cmd = args[0];
     args.erase(args.begin());
-    if (cmd == "run") return run_command(args);
+    if (cmd == "run") return wants_redis(args) ? redis_run_command(args) : run_command(args);
     if (cmd == "validate") return validate_command(args);
     if (cmd == "check") return check_command(args);
     if (cmd == "compare") return compare_command(args);
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     if (cmd == "plan") return plan_command(args);
     if (cmd == "merge") return merge_command(args);
     if (cmd == "report") return report_command(args);
+    if (cmd == "load") return load_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, sweep, merge, plan, "
                "report, estimate, validate; see "

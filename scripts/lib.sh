@@ -6,9 +6,11 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${WAITROOM_BUILD_DIR:-$repo_root/build}"
 
 build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-dev
-                nlohmann-json3-dev libeigen3-dev)
+                nlohmann-json3-dev libeigen3-dev libhiredis-dev libssl-dev)
+# redis-server for the tests labelled `redis` (each starts its own on a temp socket);
+# redis-tools for redis-cli and redis-benchmark.
 test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
-               valgrind)
+               valgrind redis-server redis-tools)
 
 # Installs whichever of the named packages are missing, saying which.
 ensure_packages() {

@@ -1,0 +1,366 @@
+#include "redis_commands.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "models/room/room.hpp"
+#include "redis/error.hpp"
+#include "redis/load.hpp"
+#include "redis/mirror.hpp"
+#include "redis/report.hpp"
+#include "reports/report.hpp"
+#include "sim/input_error.hpp"
+#include "version.hpp"
+
+namespace waitroom::cli {
+
+namespace {
+
+struct load_args {
+  std::optional<std::string> scenario;
+  std::optional<std::string> url;
+  redis::load_options opt;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> out, format;
+  bool keep = false;
+};
+
+double number(const std::string& flag, const std::string& v, double lo) {
+  double x = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x > lo))
+    throw sim::input_error(flag, fmt::format("a number above {}", lo), "'" + v + "'");
+  return x;
+}
+
+load_args parse(const std::vector<std::string>& args) {
+  load_args a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& f = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size())
+        throw sim::input_error(f, "a value after it", "the end of the line");
+      return args[++i];
+    };
+    if (f == "--redis") {
+      a.url = value();
+    } else if (f == "--speed") {
+      auto v = value();
+      if (v == "max")
+        a.opt.max_speed = true;
+      else
+        a.opt.speed = number("--speed", v, 0.0);
+    } else if (f == "--clients") {
+      a.opt.clients = static_cast<unsigned>(number("--clients", value(), 0.0));
+    } else if (f == "--duration") {
+      a.opt.duration_s = number("--duration", value(), 0.0);
+    } else if (f == "--pipeline") {
+      a.opt.pipeline = static_cast<std::size_t>(number("--pipeline", value(), 0.0));
+    } else if (f == "--no-status-cache") {
+      a.opt.status_cache = false;
+    } else if (f == "--redis-keep") {
+      a.keep = true;
+    } else if (f == "--set") {
+      a.sets.push_back(value());
+    } else if (f == "--seed") {
+      a.seed = static_cast<std::uint64_t>(number("--seed", value(), -1.0));
+    } else if (f == "--out") {
+      a.out = value();
+    } else if (f == "--format") {
+      a.format = value();
+      if (*a.format != "table" && *a.format != "json")
+        throw sim::input_error("--format", "table or json", "'" + *a.format + "'");
+    } else if (!f.starts_with("--") && !a.scenario) {
+      a.scenario = f;
+    } else {
+      throw sim::input_error("waitroom load", "one of the options in `waitroom --help`",
+                             "'" + f + "'");
+    }
+  }
+  if (!a.scenario) throw sim::input_error("waitroom load", "a SCENARIO file", "none");
+  if (!a.url)
+    throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "none");
+  return a;
+}
+
+double ms(double ns) {
+  return ns * 1e-6;
+}
+
+nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o,
+                       const std::string& where) {
+  nlohmann::json cmds = nlohmann::json::object();
+  for (const auto& [name, c] : r.commands) {
+    cmds[name] = {{"requested", c.requested},
+                  {"completed", c.completed},
+                  {"errors", c.errors},
+                  {"timeouts", c.timeouts},
+                  {"latency_ms",
+                   {{"p50", ms(c.latency_ns.quantile(0.5))},
+                    {"p99", ms(c.latency_ns.quantile(0.99))},
+                    {"p999", ms(c.latency_ns.quantile(0.999))},
+                    {"max", ms(static_cast<double>(c.latency_ns.max()))}}},
+                  {"requested_per_s", c.requested_per_s},
+                  {"completed_per_s", c.completed_per_s}};
+  }
+  return {{"redis", where},
+          {"speed", o.max_speed ? nlohmann::json("max") : nlohmann::json(o.speed)},
+          {"clients", o.clients},
+          {"pipeline", o.pipeline},
+          {"status_cache", o.status_cache},
+          {"wall_s", r.wall_s},
+          {"simulated_s", r.virtual_s},
+          {"users", r.users},
+          {"stopped_by_duration", r.stopped_by_duration},
+          {"behind_schedule", r.behind},
+          {"send_lag_ms",
+           {{"p50", ms(r.lag_ns.quantile(0.5))},
+            {"p99", ms(r.lag_ns.quantile(0.99))},
+            {"max", ms(static_cast<double>(r.lag_ns.max()))}}},
+          {"commands", cmds}};
+}
+
+std::string to_table(const redis::load_result& r, const redis::load_options& o,
+                     const std::string& where) {
+  std::string s = fmt::format("load against {}  speed {}  clients {}  pipeline {}\n", where,
+                              o.max_speed ? std::string("max") : fmt::format("{}x", o.speed),
+                              o.clients, o.pipeline);
+  s += fmt::format(
+      "wall {:.1f} s, simulated {:.1f} s, {} users; sent behind schedule by p50 {:.2f} ms, p99 "
+      "{:.2f} ms, max {:.2f} ms\n\n",
+      r.wall_s, r.virtual_s, r.users, ms(r.lag_ns.quantile(0.5)), ms(r.lag_ns.quantile(0.99)),
+      ms(static_cast<double>(r.lag_ns.max())));
+  if (r.behind)
+    s += "BEHIND SCHEDULE: p99 of the send lag is above 100 ms (Redis or these clients cannot "
+         "keep this speed)\n\n";
+  s += fmt::format("{:<16} {:>10} {:>10} {:>10} {:>10} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}\n",
+                   "command", "requested", "completed", "req/s", "done/s", "errors", "timeouts",
+                   "p50 ms", "p99 ms", "p99.9 ms", "max ms");
+  for (const auto& [name, c] : r.commands) {
+    double wall = r.wall_s > 0 ? r.wall_s : 1.0;
+    s += fmt::format(
+        "{:<16} {:>10} {:>10} {:>10.0f} {:>10.0f} {:>7} {:>8} {:>9.3f} {:>9.3f} {:>9.3f} "
+        "{:>9.3f}\n",
+        name, c.requested, c.completed, static_cast<double>(c.requested) / wall,
+        static_cast<double>(c.completed) / wall, c.errors, c.timeouts,
+        ms(c.latency_ns.quantile(0.5)), ms(c.latency_ns.quantile(0.99)),
+        ms(c.latency_ns.quantile(0.999)), ms(static_cast<double>(c.latency_ns.max())));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool wants_redis(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--redis") != args.end();
+}
+
+namespace {
+
+// A mirror that also samples INFO memory at the end of every release round (at most ten
+// times a simulated second), with the number of waiting users the operations imply.
+class sampled_mirror final : public models::queue_mirror {
+ public:
+  sampled_mirror(redis::redis_mirror& m, redis::connection& c) : m_(m), c_(c) {}
+  void enter(std::uint32_t l, std::uint64_t t, double s, std::int64_t n) override {
+    ++waiting_;
+    m_.enter(l, t, s, n);
+  }
+  void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override {
+    --waiting_;
+    m_.remove(l, t, n);
+  }
+  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double s, std::int64_t n) override {
+    m_.move(f, to, t, s, n);
+  }
+  void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
+    waiting_ -= t.size();
+    m_.released(l, t, n);
+  }
+  void drawn(std::uint32_t set, std::uint64_t t, std::int64_t n) override {
+    --waiting_;
+    m_.drawn(set, t, n);
+  }
+  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
+    m_.ranked(l, t, r, n);
+  }
+  void round_end(std::int64_t n) override {
+    m_.round_end(n);
+    if (n - last_sample_ns_ >= 100'000'000) {
+      last_sample_ns_ = n;
+      memory.sample(c_, waiting_);
+    }
+  }
+  redis::memory_sampler memory;
+
+ private:
+  redis::redis_mirror& m_;
+  redis::connection& c_;
+  std::uint64_t waiting_ = 0;
+  std::int64_t last_sample_ns_ = INT64_MIN / 2;
+};
+
+}  // namespace
+
+int redis_run_command(const std::vector<std::string>& args) {
+  std::optional<std::string> url_text;
+  bool keep = false;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--redis") {
+      if (i + 1 >= args.size())
+        throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "nothing");
+      url_text = args[++i];
+    } else if (args[i] == "--redis-keep") {
+      keep = true;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  common_args a = parse_args("run", rest, command_kind::run);
+  if (a.replications > 1)
+    throw sim::input_error("--replications", "1 with --redis (one replication is mirrored)",
+                           std::to_string(a.replications));
+  if (a.trace) throw sim::input_error("--trace", "no trace with --redis", "--trace");
+  models::scenario s = load(a, a.scenario_path);
+  if (s.run.warmup == models::warmup_kind::mser5)
+    throw sim::input_error("/run/warmup", "no mser5 warm-up with --redis (it runs twice)", "mser5");
+  std::uint64_t seed = a.seed.value_or(s.seed);
+  s.seed = seed;
+  std::string format = a.format.value_or(a.out ? "json" : "table");
+  try {
+    redis::redis_url url = redis::parse_url_from_env(*url_text);
+    redis::connection conn(url);
+    redis::key_layout keys{redis::new_run_id()};
+    redis::mirror_options mo;
+    mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
+    models::room_result r;
+    nlohmann::json block;
+    std::uint64_t keys_deleted = 0;
+    try {
+      redis::redis_mirror mirror(conn, keys, mo);
+      sampled_mirror sampled(mirror, conn);
+      models::room rm(s, seed);
+      rm.set_mirror(&sampled);
+      r = rm.run();
+      mirror.finish(static_cast<std::int64_t>(r.end_time_s * 1e9));
+      block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
+    } catch (...) {
+      if (!keep) {
+        // On a fresh connection: the failed one may still have replies in flight.
+        try {
+          redis::connection cleanup(url);
+          redis::delete_keys(cleanup, keys);
+        } catch (const std::exception&) {  // the first error is the one to report
+        }
+      }
+      throw;
+    }
+    if (!keep) keys_deleted = redis::delete_keys(conn, keys);
+    block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
+    std::string text;
+    if (format == "json") {
+      auto j = reports::result_json(s, r, version);
+      j["redis"] = block;
+      text = j.dump(2) + "\n";
+    } else {
+      text = reports::result_table(s, r);
+      text += fmt::format(
+          "\nredis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
+          "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB{}\n",
+          url.describe(), block["releases"].get<std::uint64_t>(),
+          block["released"].get<std::uint64_t>(), block["replies_checked"].get<std::uint64_t>(),
+          block["round_trips"].get<std::uint64_t>(), block["wait_s"].get<double>(),
+          static_cast<double>(block["memory"]["peak_used_bytes"].get<std::int64_t>()) / 1e6,
+          keep ? ", keys kept under " + keys.prefix() + "*"
+               : fmt::format(", {} keys deleted", keys_deleted));
+    }
+    if (a.out) {
+      if (!write_atomically(*a.out, text)) {
+        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+        return exit_output;
+      }
+    } else {
+      fmt::print("{}", text);
+    }
+    return exit_ok;
+  } catch (const redis::redis_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    if (e.kind() == redis::error_kind::bad_url) return exit_bad_input;
+    return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
+  }
+}
+
+std::string load_usage() {
+  return R"(  waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
+               [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V ...]
+               [--seed N] [--format table|json] [--out FILE]
+)";
+}
+
+int load_command(const std::vector<std::string>& args) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
+    fmt::print("usage:\n{}\nSee docs/redis.md (load mode).\n", load_usage());
+    return exit_ok;
+  }
+  load_args a = parse(args);
+  common_args c;
+  c.scenario_path = a.scenario;
+  c.sets = a.sets;
+  c.seed = a.seed;
+  models::scenario sc = load(c, a.scenario);
+  try {
+    redis::redis_url url = redis::parse_url_from_env(*a.url);
+    redis::key_layout keys{redis::new_run_id()};
+    if (::isatty(STDERR_FILENO) != 0)
+      a.opt.progress = [](const std::string& line) { fmt::print(stderr, "\r{}", line); };
+    redis::load_result r;
+    try {
+      r = redis::run_load(sc, url, keys, a.opt);
+    } catch (...) {
+      if (!a.keep) {
+        try {
+          redis::connection cleanup(url, a.opt.connect);
+          redis::delete_keys(cleanup, keys);
+        } catch (const std::exception&) {  // the first error is the one to report
+        }
+      }
+      throw;
+    }
+    if (a.opt.progress) fmt::print(stderr, "\n");
+    if (!a.keep) {
+      redis::connection cleanup(url, a.opt.connect);
+      redis::delete_keys(cleanup, keys);
+    }
+    std::uint64_t failed = 0;
+    for (const auto& [name, cl] : r.commands) failed += cl.errors + cl.timeouts;
+    if (failed > 0) {
+      fmt::print(stderr, "{}", to_table(r, a.opt, url.describe()));
+      fmt::print(stderr, "waitroom: load: {} commands failed; first: {}\n", failed, r.first_error);
+      return exit_redis;
+    }
+    std::string format =
+        a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));
+    std::string text = format == "json" ? to_json(r, a.opt, url.describe()).dump(2) + "\n"
+                                        : to_table(r, a.opt, url.describe());
+    if (a.out) return write_atomically(*a.out, text) ? exit_ok : exit_output;
+    fmt::print("{}", text);
+    return exit_ok;
+  } catch (const redis::redis_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    if (e.kind() == redis::error_kind::bad_url) return exit_bad_input;
+    return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
+  }
+}
+
+}  // namespace waitroom::cli

@@ -1,0 +1,337 @@
+#include "redis/connection.hpp"
+
+#include <signal.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <thread>
+
+#include <hiredis/hiredis.h>
+
+namespace waitroom::redis {
+
+const char* to_string(error_kind k) {
+  switch (k) {
+    case error_kind::bad_url:
+      return "bad URL";
+    case error_kind::refused:
+      return "connection refused";
+    case error_kind::unknown_host:
+      return "unknown host";
+    case error_kind::auth:
+      return "authentication failed";
+    case error_kind::timeout:
+      return "timeout";
+    case error_kind::connection:
+      return "connection lost";
+    case error_kind::oom:
+      return "out of memory";
+    case error_kind::script:
+      return "script error";
+    case error_kind::wrong_type:
+      return "key of the wrong type";
+    case error_kind::reply:
+      return "error reply";
+    case error_kind::parity:
+      return "parity";
+  }
+  return "error";
+}
+
+error_kind classify_error_reply(std::string_view text) {
+  if (text.starts_with("OOM ")) return error_kind::oom;
+  if (text.starts_with("WRONGTYPE ")) return error_kind::wrong_type;
+  if (text.starts_with("NOAUTH ") || text.starts_with("WRONGPASS ") ||
+      text.find("invalid password") != std::string_view::npos ||
+      text.find("without any password configured") != std::string_view::npos)
+    return error_kind::auth;
+  if (text.starts_with("NOSCRIPT ") || text.find("user_script:") != std::string_view::npos ||
+      text.find("Error running script") != std::string_view::npos ||
+      text.find("Error compiling script") != std::string_view::npos)
+    return error_kind::script;
+  return error_kind::reply;
+}
+
+namespace {
+
+timeval to_timeval(std::chrono::milliseconds ms) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
+
+void free_context(redisContext* c) {
+  if (c != nullptr) redisFree(c);
+}
+
+reply convert(const redisReply* r) {
+  reply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING:
+      out.type = reply::kind::string;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = reply::kind::status;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ERROR:
+      out.type = reply::kind::error;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_INTEGER:
+      out.type = reply::kind::integer;
+      out.integer = r->integer;
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = reply::kind::array;
+      out.elements.reserve(r->elements);
+      for (std::size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+      break;
+    default:
+      out.type = reply::kind::nil;
+  }
+  return out;
+}
+
+// hiredis 0.14 keeps only a message: its text tells refused, unknown host and timeouts apart.
+error_kind classify_io(std::string_view errstr) {
+  if (errstr.find("refused") != std::string_view::npos ||
+      errstr.find("No such file") != std::string_view::npos)
+    return error_kind::refused;
+  if (errstr.find("not known") != std::string_view::npos ||
+      errstr.find("name resolution") != std::string_view::npos ||
+      errstr.find("No address") != std::string_view::npos ||
+      errstr.find("nodename nor servname") != std::string_view::npos)
+    return error_kind::unknown_host;
+  if (errstr.find("temporarily unavailable") != std::string_view::npos ||
+      errstr.find("timed out") != std::string_view::npos)
+    return error_kind::timeout;
+  return error_kind::connection;
+}
+
+}  // namespace
+
+connection::connection(redis_url url, connect_options opt)
+    : url_(std::move(url)), opt_(opt), ctx_(nullptr, free_context) {
+  open();
+}
+
+connection::~connection() = default;
+
+reply connection::simple(std::vector<std::string> args) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lens;
+  for (const auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* raw = static_cast<redisReply*>(
+      redisCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()));
+  if (raw == nullptr) io_failure(args[0]);
+  reply r = convert(raw);
+  freeReplyObject(raw);
+  ++stats_.round_trips;
+  count(args);
+  return r;
+}
+
+void connection::open() {
+  // A write to a server that just died must be an error, not a SIGPIPE that kills the process.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  auto tv = to_timeval(opt_.timeout);
+  redisContext* c = url_.kind == redis_url::transport::unix_socket
+                        ? redisConnectUnixWithTimeout(url_.path.c_str(), tv)
+                        : redisConnectWithTimeout(url_.host.c_str(), url_.port, tv);
+  if (c == nullptr) throw redis_error(error_kind::connection, "Redis: out of memory connecting");
+  ctx_.reset(c);
+  if (c->err != 0) {
+    std::string why = c->errstr;
+    auto kind = classify_io(why);
+    std::string hint;
+    if (kind == error_kind::refused) hint = " (is redis-server running there?)";
+    if (kind == error_kind::unknown_host) hint = " (the host name does not resolve)";
+    throw redis_error(kind,
+                      "Redis at " + url_.describe() + ": " + to_string(kind) + ": " + why + hint);
+  }
+  redisSetTimeout(c, tv);
+  if (!url_.password.empty()) {
+    std::vector<std::string> auth{"AUTH"};
+    if (!url_.user.empty()) auth.push_back(url_.user);
+    auth.push_back(url_.password);
+    reply r = simple(std::move(auth));
+    // The reply may quote the user name but never the password, which we do not echo.
+    if (r.type == reply::kind::error)
+      throw redis_error(error_kind::auth,
+                        "Redis at " + url_.describe() + ": authentication failed: " + r.str);
+  }
+  reply ping = simple({"PING"});
+  if (ping.type == reply::kind::error)
+    throw redis_error(classify_error_reply(ping.str),
+                      "Redis at " + url_.describe() + ": PING: " + ping.str +
+                          (classify_error_reply(ping.str) == error_kind::auth
+                               ? " (give the password in the URL or WAITROOM_REDIS_PASSWORD)"
+                               : ""));
+  if (url_.db != 0) {
+    reply r = simple({"SELECT", std::to_string(url_.db)});
+    if (r.type == reply::kind::error)
+      throw redis_error(error_kind::reply, "Redis at " + url_.describe() + ": SELECT: " + r.str);
+  }
+  for (auto& s : scripts_) {
+    reply r = simple({"SCRIPT", "LOAD", s.body});
+    if (r.type == reply::kind::error)
+      throw redis_error(
+          classify_error_reply(r.str),
+          "Redis at " + url_.describe() + ": loading script " + s.name + ": " + r.str);
+    s.sha = r.str;
+  }
+}
+
+void connection::reopen() {
+  auto start = std::chrono::steady_clock::now();
+  auto wait = opt_.backoff_first;
+  for (;;) {
+    try {
+      open();
+      break;
+    } catch (const redis_error& e) {
+      if (e.kind() == error_kind::auth || e.kind() == error_kind::unknown_host ||
+          e.kind() == error_kind::script)
+        throw;
+      auto spent = std::chrono::steady_clock::now() - start;
+      if (spent + wait > opt_.give_up_after)
+        throw redis_error(
+            error_kind::connection,
+            "Redis at " + url_.describe() + ": connection lost and not back after " +
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(spent).count()) +
+                " ms of retries (last: " + e.what() + ")");
+      std::this_thread::sleep_for(wait);
+      wait = std::min(wait * 2, opt_.backoff_max);
+    }
+  }
+  ++stats_.reconnects;
+  stats_.gap_ns +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  replayed_left_ = pending_.size();
+  stats_.replayed += pending_.size();
+  for (const auto& p : pending_) buffer(p);
+  unflushed_ = !pending_.empty();
+  if (on_reconnect_) on_reconnect_();  // must not call: replies are pending
+}
+
+[[noreturn]] void connection::io_failure(std::string_view during) {
+  std::string why = ctx_ && ctx_->err != 0 ? ctx_->errstr : "no reply";
+  auto kind = classify_io(why);
+  if (kind == error_kind::refused) kind = error_kind::connection;
+  throw redis_error(kind, "Redis at " + url_.describe() + ": " + std::string(during) + ": " +
+                              to_string(kind) + " (" + why + ", timeout " +
+                              std::to_string(opt_.timeout.count()) + " ms)");
+}
+
+void connection::count(const std::vector<std::string>& args) {
+  std::string name = args[0];
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  if (name == "EVALSHA" && args.size() > 1) {
+    for (const auto& s : scripts_)
+      if (s.sha == args[1]) name += " " + s.name;
+  }
+  ++stats_.sent[name];
+}
+
+void connection::buffer(const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lens;
+  argv.reserve(args.size());
+  lens.reserve(args.size());
+  for (const auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  if (redisAppendCommandArgv(ctx_.get(), static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+      REDIS_OK)
+    throw redis_error(error_kind::connection, "Redis: out of memory buffering a command");
+}
+
+void connection::append(std::vector<std::string> args) {
+  count(args);
+  buffer(args);
+  pending_.push_back(std::move(args));
+  unflushed_ = true;
+}
+
+reply connection::read() {
+  for (;;) {
+    if (pending_.empty()) throw std::logic_error("redis connection: read with nothing pending");
+    if (unflushed_) {
+      ++stats_.round_trips;
+      unflushed_ = false;
+    }
+    void* raw = nullptr;
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = redisGetReply(ctx_.get(), &raw);
+    stats_.wait_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    if (rc == REDIS_OK && raw != nullptr) {
+      reply r = convert(static_cast<redisReply*>(raw));
+      freeReplyObject(raw);
+      if (replayed_left_ > 0) {
+        r.replayed = true;
+        --replayed_left_;
+      }
+      pending_.pop_front();
+      return r;
+    }
+    if (!opt_.reconnect) io_failure(pending_.front()[0]);
+    reopen();
+  }
+}
+
+reply connection::call(std::span<const std::string> args, std::string_view context) {
+  if (!pending_.empty()) throw std::logic_error("redis connection: call with replies pending");
+  append(std::vector<std::string>(args.begin(), args.end()));
+  reply r = read();
+  if (r.type == reply::kind::error) {
+    auto kind = classify_error_reply(r.str);
+    std::string what = "Redis at " + url_.describe() + ": " + args[0];
+    if (!context.empty()) what += " " + std::string(context);
+    what += ": " + r.str;
+    if (kind == error_kind::oom) what += " (maxmemory reached: raise it or use a larger server)";
+    if (kind == error_kind::wrong_type)
+      what += " (a key of another type is already there: delete it or choose another run id)";
+    throw redis_error(kind, what);
+  }
+  return r;
+}
+
+reply connection::call(std::initializer_list<std::string> args, std::string_view context) {
+  std::vector<std::string> v(args);
+  return call(std::span<const std::string>(v), context);
+}
+
+std::size_t connection::add_script(std::string name, std::string body) {
+  reply r = call({"SCRIPT", "LOAD", body}, "(" + name + ")");
+  scripts_.push_back({std::move(name), std::move(body), r.str});
+  return scripts_.size() - 1;
+}
+
+std::vector<std::string> connection::evalsha_args(std::size_t s, std::span<const std::string> keys,
+                                                  std::span<const std::string> args) const {
+  std::vector<std::string> v;
+  v.reserve(3 + keys.size() + args.size());
+  v.push_back("EVALSHA");
+  v.push_back(scripts_[s].sha);
+  v.push_back(std::to_string(keys.size()));
+  v.insert(v.end(), keys.begin(), keys.end());
+  v.insert(v.end(), args.begin(), args.end());
+  return v;
+}
+
+}  // namespace waitroom::redis

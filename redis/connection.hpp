@@ -1,0 +1,108 @@
+#pragma once
+// One connection to Redis over hiredis: a timeout on every call, AUTH and SELECT from the URL,
+// pipelining, scripts loaded once and called with EVALSHA, counts of what was sent, and a
+// bounded reconnect that replays the commands whose replies were not read.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redis/error.hpp"
+#include "redis/url.hpp"
+
+struct redisContext;
+
+namespace waitroom::redis {
+
+struct reply {
+  enum class kind { string, integer, array, nil, status, error };
+  kind type = kind::nil;
+  long long integer = 0;
+  std::string str;  // string, status or error text
+  std::vector<reply> elements;
+  bool replayed = false;  // sent again after a reconnect: it may have run twice
+};
+
+struct connect_options {
+  std::chrono::milliseconds timeout{2000};  // connect and every read or write
+  bool reconnect = false;                   // on a broken connection: retry, replay
+  std::chrono::milliseconds backoff_first{10};
+  std::chrono::milliseconds backoff_max{500};
+  std::chrono::milliseconds give_up_after{20000};  // then redis_error{connection}
+};
+
+struct command_stats {
+  std::map<std::string, std::uint64_t> sent;  // by command (EVALSHA by script name)
+  std::uint64_t round_trips = 0;
+  std::int64_t wait_ns = 0;  // blocked writing or reading
+  std::uint64_t reconnects = 0;
+  std::uint64_t replayed = 0;  // commands sent again after a reconnect
+  std::int64_t gap_ns = 0;     // from the broken call to the connection back
+};
+
+// A Lua script known by name; its SHA1 is filled in when loaded.
+struct script {
+  std::string name;
+  std::string body;
+  std::string sha;
+};
+
+// An error reply's kind: OOM, WRONGTYPE, script errors, auth errors, others.
+error_kind classify_error_reply(std::string_view text);
+
+class connection {
+ public:
+  connection(redis_url url, connect_options opt = {});
+  ~connection();
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+
+  // One command, one round trip. An error reply throws redis_error of its kind; `context`
+  // (e.g. the key) is added to the message.
+  reply call(std::span<const std::string> args, std::string_view context = {});
+  reply call(std::initializer_list<std::string> args, std::string_view context = {});
+
+  // Pipelining: append commands, then read their replies in order (error replies are
+  // returned, not thrown, so the caller can name the command).
+  void append(std::vector<std::string> args);
+  reply read();
+  std::size_t pending() const { return pending_.size(); }
+
+  // Loads the script now and again after every reconnect; returns its index for evalsha.
+  std::size_t add_script(std::string name, std::string body);
+  std::vector<std::string> evalsha_args(std::size_t script, std::span<const std::string> keys,
+                                        std::span<const std::string> args) const;
+  const script& script_at(std::size_t i) const { return scripts_[i]; }
+
+  const command_stats& stats() const { return stats_; }
+  const redis_url& url() const { return url_; }
+  // Called after each reconnect (the mirror checks Redis's state against the model's).
+  void on_reconnect(std::function<void()> f) { on_reconnect_ = std::move(f); }
+
+ private:
+  void open();    // connect, AUTH, SELECT, load scripts; throws
+  void reopen();  // bounded backoff; throws redis_error{connection} when given up
+  void buffer(const std::vector<std::string>& args);
+  reply simple(std::vector<std::string> args);  // on a fresh context, no replay
+  [[noreturn]] void io_failure(std::string_view during);
+  void count(const std::vector<std::string>& args);
+
+  redis_url url_;
+  connect_options opt_;
+  std::unique_ptr<redisContext, void (*)(redisContext*)> ctx_;
+  std::vector<script> scripts_;
+  // Commands written but whose replies are not yet read (replayed after a reconnect).
+  std::deque<std::vector<std::string>> pending_;
+  std::size_t replayed_left_ = 0;  // the first pending commands are replays
+  bool unflushed_ = false;         // appended since the last read: the next read is a round trip
+  command_stats stats_;
+  std::function<void()> on_reconnect_;
+};
+
+}  // namespace waitroom::redis

@@ -1,0 +1,422 @@
+#include "redis/load.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "models/zset/zset.hpp"
+#include "redis/scripts.hpp"
+#include "sim/arrivals.hpp"
+#include "sim/input_error.hpp"
+#include "sim/random.hpp"
+
+namespace waitroom::redis {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+enum cmd_type : std::uint8_t { t_zadd, t_zrank, t_zrem, t_release, t_count };
+constexpr const char* type_names[] = {"ZADD", "ZRANK", "ZREM", "EVALSHA release"};
+
+struct job {
+  cmd_type type;
+  std::int64_t due_ns;  // wall nanoseconds since the start
+  std::vector<std::string> args;
+};
+
+// One client: a queue fed by the dispatcher, a thread with its own connection.
+struct client {
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<job> q;
+  bool done = false;
+  command_load stats[t_count];
+  sim::log_histogram lag;
+  std::string error;
+};
+
+void bump(std::vector<std::uint64_t>& v, std::int64_t ns) {
+  auto s = static_cast<std::size_t>(std::max<std::int64_t>(ns, 0) / 1'000'000'000);
+  if (v.size() <= s) v.resize(s + 1, 0);
+  ++v[s];
+}
+
+void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_point t0,
+                 std::size_t pipeline, std::atomic<bool>& broken) {
+  std::vector<job> batch;
+  for (;;) {
+    {
+      std::unique_lock lock(c.m);
+      c.cv.wait(lock, [&] { return !c.q.empty() || c.done; });
+      if (c.q.empty() && c.done) return;
+      while (!c.q.empty() && batch.size() < pipeline) {
+        batch.push_back(std::move(c.q.front()));
+        c.q.pop_front();
+      }
+    }
+    c.cv.notify_all();  // room in the queue for the dispatcher
+    if (!conn) {
+      for (auto& j : batch) ++c.stats[j.type].errors;
+      batch.clear();
+      continue;
+    }
+    auto sent = clock_type::now();
+    auto sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - t0).count();
+    try {
+      for (auto& j : batch) {
+        if (j.type == t_release) j.args[1] = conn->script_at(0).sha;
+        c.lag.add(std::max<std::int64_t>(sent_ns - j.due_ns, 0));
+        conn->append(std::move(j.args));
+      }
+      for (auto& j : batch) {
+        reply r = conn->read();
+        auto now = clock_type::now();
+        auto& s = c.stats[j.type];
+        if (r.type == reply::kind::error) {
+          ++s.errors;
+          if (c.error.empty()) c.error = r.str;
+          continue;
+        }
+        ++s.completed;
+        s.latency_ns.add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sent).count());
+        bump(s.completed_per_s,
+             std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
+      }
+    } catch (const redis_error& e) {
+      // The connection is gone: count what was in flight and stop this client.
+      for (auto& j : batch) {
+        auto& s = c.stats[j.type];
+        if (e.kind() == error_kind::timeout)
+          ++s.timeouts;
+        else
+          ++s.errors;
+      }
+      if (c.error.empty()) c.error = e.what();
+      conn.reset();
+      broken = true;  // the dispatcher stops: nobody would send this client's commands
+    }
+    batch.clear();
+  }
+}
+
+// The scenario's operations in virtual time, with an in-memory model of the lists so the
+// generator knows who is still waiting (Redis does the same, as the parity tests show).
+class generator {
+ public:
+  generator(const models::scenario& sc, const key_layout& keys, bool status_cache)
+      : sc_(sc),
+        keys_(keys),
+        arrivals_rng_(sc.seed, 0, "arrivals"),
+        class_rng_(sc.seed, 0, "class"),
+        patience_rng_(sc.seed, 0, "patience"),
+        mix_(shares(sc)),
+        status_cache_(status_cache) {
+    if (sc.release.mode != models::release_mode::tick)
+      throw sim::input_error("/release/mode", "\"tick\" in load mode",
+                             std::string("\"") + models::to_string(sc.release.mode) + "\"");
+    switch (sc.arrivals.kind) {
+      case models::arrival_kind::poisson:
+        process_ = sim::arrival_process::poisson(sc.arrivals.rate_per_s);
+        break;
+      case models::arrival_kind::piecewise:
+        process_ = sim::arrival_process::piecewise(sc.arrivals.segments);
+        break;
+      case models::arrival_kind::trace:
+        process_ = sim::arrival_process::replay(sc.arrivals.trace);
+        break;
+    }
+    for (std::size_t l = 0; l < sc.lists.size(); ++l)
+      lists_.push_back(std::make_unique<models::token_zset>(token_salt));
+    backlog_left_ = sc.arrivals.backlog_users;
+    if (sc.run.horizon_s) horizon_ns_ = static_cast<std::int64_t>(*sc.run.horizon_s * 1e9);
+    pull_arrival();
+  }
+
+  bool unbounded() const { return !std::isfinite(process_.expected_count()) && horizon_ns_ < 0; }
+
+  // The next operation in virtual time; false when the stream is over.
+  bool next(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
+    for (;;) {
+      std::int64_t t_arrival = have_arrival_ ? next_arrival_ns_ : INT64_MAX;
+      std::int64_t t_event = events_.empty() ? INT64_MAX : events_.top().at;
+      bool waiting = waiting_ > 0;
+      std::int64_t t_tick = (have_arrival_ || waiting) ? next_tick_ns_ : INT64_MAX;
+      std::int64_t t = std::min({t_arrival, t_event, t_tick});
+      if (t == INT64_MAX || (horizon_ns_ >= 0 && t > horizon_ns_)) return false;
+      now_ns_ = t;
+      if (t == t_arrival) {
+        arrive(at_ns, type, args);
+        return true;
+      }
+      if (t == t_tick) {
+        if (release(at_ns, type, args)) return true;
+        continue;
+      }
+      auto e = events_.top();
+      events_.pop();
+      if (e.serial != serial_[e.user]) continue;  // the user has left
+      if (e.poll) {
+        std::int64_t next = e.at + interval_ns();
+        events_.push({next, e.user, e.serial, true});
+        bool cached = status_cache_ && e.at - last_lookup_[e.user] < cache_ns();
+        if (cached) continue;
+        last_lookup_[e.user] = e.at;
+        at_ns = e.at;
+        type = t_zrank;
+        args = {"ZRANK", keys_.list(list_[e.user]), hex_token(token(e.user))};
+        return true;
+      }
+      // Patience ran out.
+      if (lists_[list_[e.user]]->zrem(e.user) == 0) continue;
+      ++serial_[e.user];
+      --waiting_;
+      at_ns = e.at;
+      type = t_zrem;
+      args = {"ZREM", keys_.list(list_[e.user]), hex_token(token(e.user))};
+      return true;
+    }
+  }
+
+  std::uint64_t users() const { return users_; }
+  std::int64_t now_ns() const { return now_ns_; }
+
+ private:
+  struct event {
+    std::int64_t at;
+    std::uint32_t user;
+    std::uint32_t serial;
+    bool poll;
+    bool operator>(const event& o) const { return at > o.at; }
+  };
+  static std::vector<double> shares(const models::scenario& sc) {
+    std::vector<double> v;
+    for (const auto& c : sc.classes) v.push_back(c.share);
+    return v;
+  }
+  static constexpr std::uint64_t token_salt = 0x9e3779b97f4a7c15ULL;
+  std::uint64_t token(std::uint32_t u) const { return sim::mix64(u ^ token_salt); }
+  std::int64_t interval_ns() const {
+    return static_cast<std::int64_t>(sc_.polling->interval_s * 1e9);
+  }
+  std::int64_t cache_ns() const { return static_cast<std::int64_t>(sc_.polling->cache_s * 1e9); }
+
+  void pull_arrival() {
+    if (backlog_left_ > 0) {
+      --backlog_left_;
+      next_arrival_ns_ = 0;
+      next_class_ = -1;
+      have_arrival_ = true;
+      return;
+    }
+    sim::arrival a{};
+    have_arrival_ = process_.next(arrivals_rng_, a);
+    if (have_arrival_) {
+      next_arrival_ns_ = a.time.ns();
+      next_class_ = a.user_class;
+    }
+  }
+
+  void arrive(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
+    auto u = static_cast<std::uint32_t>(users_++);
+    std::uint32_t c =
+        next_class_ >= 0 ? static_cast<std::uint32_t>(next_class_) : mix_.draw(class_rng_);
+    std::uint32_t l = sc_.route[c][0];
+    list_.push_back(static_cast<std::uint8_t>(l));
+    serial_.push_back(0);
+    last_lookup_.push_back(INT64_MIN / 2);
+    double noise_u = static_cast<double>(sim::mix64(u ^ 0x51ed) >> 11) * 0x1.0p-53;
+    double s = sc_.policy.score(sim::sim_time::from_ns(now_ns_), c, noise_u);
+    lists_[l]->store().assign_token(u, u);
+    lists_[l]->zadd(s, u);
+    ++waiting_;
+    if (sc_.polling) events_.push({now_ns_ + interval_ns(), u, 0, true});
+    if (sc_.classes[c].patience_s) {
+      double p = sc_.classes[c].patience_s->sample(patience_rng_);
+      events_.push({now_ns_ + static_cast<std::int64_t>(p * 1e9), u, 0, false});
+    }
+    at_ns = now_ns_;
+    type = t_zadd;
+    args = {"ZADD", keys_.list(l), fmt::format("{}", s), hex_token(token(u))};
+    pull_arrival();
+  }
+
+  // One tick: the batch from the lists in order (strict priority); one EVALSHA per list
+  // that releases someone. Returns false when nobody was released (nothing to send).
+  bool release(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
+    if (pending_list_ == 0) left_in_tick_ = sc_.release.batch;
+    while (pending_list_ < lists_.size()) {
+      std::uint32_t l = pending_list_++;
+      std::size_t n = lists_[l]->pop_min(left_in_tick_, [&](std::uint32_t u, double) {
+        ++serial_[u];
+        --waiting_;
+      });
+      left_in_tick_ -= static_cast<std::uint32_t>(n);
+      if (n > 0) {
+        at_ns = now_ns_;
+        type = t_release;
+        args = {"EVALSHA",
+                "",
+                "4",
+                keys_.list(l),
+                keys_.released(),
+                keys_.stats(),
+                keys_.release_log(0),
+                std::to_string(n),
+                fmt::format("released:{}", l),
+                "",
+                ""};
+        if (pending_list_ == lists_.size()) end_tick();
+        return true;
+      }
+    }
+    end_tick();
+    return false;
+  }
+  void end_tick() {
+    pending_list_ = 0;
+    next_tick_ns_ += sc_.release.interval.ns();
+  }
+
+  const models::scenario& sc_;
+  const key_layout& keys_;
+  sim::rng arrivals_rng_, class_rng_, patience_rng_;
+  sim::class_mix mix_;
+  sim::arrival_process process_ = sim::arrival_process::poisson(1.0);
+  bool status_cache_;
+  std::vector<std::unique_ptr<models::token_zset>> lists_;
+  std::vector<std::uint8_t> list_;
+  std::vector<std::uint32_t> serial_;
+  std::vector<std::int64_t> last_lookup_;
+  std::priority_queue<event, std::vector<event>, std::greater<>> events_;
+  std::uint64_t backlog_left_ = 0;
+  bool have_arrival_ = false;
+  std::int64_t next_arrival_ns_ = 0;
+  std::int32_t next_class_ = -1;
+  std::int64_t next_tick_ns_ = 0;
+  std::int64_t horizon_ns_ = -1;
+  std::int64_t now_ns_ = 0;
+  std::uint64_t users_ = 0;
+  std::uint64_t waiting_ = 0;
+  std::uint32_t pending_list_ = 0;
+  std::uint32_t left_in_tick_ = 0;
+};
+
+}  // namespace
+
+load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
+                     const load_options& opt) {
+  generator gen(sc, keys, opt.status_cache);
+  if (gen.unbounded() && opt.duration_s <= 0.0)
+    throw sim::input_error("--duration", "a wall-clock limit in seconds",
+                           "none, and the scenario's arrivals have no end (no /run/horizon_s)");
+  const unsigned k = std::max(1u, opt.clients);
+  std::vector<std::unique_ptr<client>> clients;
+  for (unsigned i = 0; i < k; ++i) clients.push_back(std::make_unique<client>());
+  // Connect every client first: a refused connection or a wrong password fails here, before
+  // anything is sent.
+  std::vector<std::unique_ptr<connection>> conns;
+  for (unsigned i = 0; i < k; ++i) {
+    conns.push_back(std::make_unique<connection>(url, opt.connect));
+    conns.back()->add_script("release", scripts::release);
+  }
+  std::atomic<bool> broken{false};
+  auto t0 = clock_type::now();
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < k; ++i)
+    threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
+                         std::max<std::size_t>(1, opt.pipeline), std::ref(broken));
+  load_result res;
+  std::vector<std::uint64_t> requested[t_count];
+  std::uint64_t count[t_count] = {};
+  const std::size_t queue_cap = 4 * opt.pipeline + 1024;  // back-pressure at max speed
+  const std::int64_t limit_ns =
+      opt.duration_s > 0 ? static_cast<std::int64_t>(opt.duration_s * 1e9) : INT64_MAX;
+  std::int64_t v_ns = 0;
+  cmd_type type{};
+  std::vector<std::string> args;
+  auto last_progress = clock_type::now();
+  while (!broken && gen.next(v_ns, type, args)) {
+    std::int64_t due =
+        opt.max_speed
+            ? std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()
+            : static_cast<std::int64_t>(static_cast<double>(v_ns) / opt.speed);
+    if (due > limit_ns) {
+      res.stopped_by_duration = true;
+      break;
+    }
+    if (!opt.max_speed) {
+      // Sleep in short steps so a broken client stops the run promptly.
+      for (;;) {
+        auto wait = t0 + std::chrono::nanoseconds(due) - clock_type::now();
+        if (wait <= std::chrono::microseconds(200) || broken) break;
+        std::this_thread::sleep_for(
+            std::min<clock_type::duration>(wait, std::chrono::milliseconds(100)));
+      }
+    }
+    bump(requested[type], due);
+    ++count[type];
+    // A user's commands go to one client, in order (by its member); releases to client 0.
+    std::size_t ci = type == t_release ? 0 : std::hash<std::string>{}(args.back()) % k;
+    auto& c = *clients[ci];
+    {
+      std::unique_lock lock(c.m);
+      c.cv.wait(lock, [&] { return c.q.size() < queue_cap || c.done; });
+      c.q.push_back({type, due, std::move(args)});
+    }
+    c.cv.notify_all();
+    if (opt.progress && clock_type::now() - last_progress > std::chrono::seconds(1)) {
+      last_progress = clock_type::now();
+      double wall = std::chrono::duration<double>(last_progress - t0).count();
+      opt.progress(fmt::format("load: {:.0f} s wall, {:.1f} s simulated, {} users, {} commands",
+                               wall, static_cast<double>(v_ns) * 1e-9, gen.users(),
+                               count[0] + count[1] + count[2] + count[3]));
+    }
+    args.clear();
+  }
+  for (auto& c : clients) {
+    {
+      std::lock_guard lock(c->m);
+      c->done = true;
+    }
+    c->cv.notify_all();
+  }
+  for (auto& t : threads) t.join();
+  res.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  res.virtual_s = static_cast<double>(gen.now_ns()) * 1e-9;
+  res.users = gen.users();
+  for (int t = 0; t < t_count; ++t) {
+    if (count[t] == 0) continue;
+    auto& out = res.commands[type_names[t]];
+    out.requested = count[t];
+    out.requested_per_s = requested[t];
+    for (auto& c : clients) {
+      auto& s = c->stats[t];
+      out.completed += s.completed;
+      out.errors += s.errors;
+      out.timeouts += s.timeouts;
+      out.latency_ns.merge(s.latency_ns);
+      if (out.completed_per_s.size() < s.completed_per_s.size())
+        out.completed_per_s.resize(s.completed_per_s.size(), 0);
+      for (std::size_t i = 0; i < s.completed_per_s.size(); ++i)
+        out.completed_per_s[i] += s.completed_per_s[i];
+    }
+  }
+  for (auto& c : clients) {
+    res.lag_ns.merge(c->lag);
+    if (res.first_error.empty()) res.first_error = c->error;
+  }
+  res.behind = res.lag_ns.count() > 0 && res.lag_ns.quantile(0.99) > 100e6;
+  return res;
+}
+
+}  // namespace waitroom::redis

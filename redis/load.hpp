@@ -1,0 +1,59 @@
+#pragma once
+// Load mode: the scenario's Redis command stream sent in wall-clock time (virtual time / speed)
+// from K connections: entries (ZADD), the release script every tick, every waiting user's
+// status lookups (ZRANK) as the polling block schedules them (through the per-user status
+// cache unless disabled), abandonment (ZREM). Reports per command type requested vs achieved
+// rates per second, latency quantiles (the project's log histogram), errors, timeouts, and
+// how far behind schedule the commands were sent.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/scenario/scenario.hpp"
+#include "redis/connection.hpp"
+#include "redis/keys.hpp"
+#include "sim/histogram.hpp"
+
+namespace waitroom::redis {
+
+struct load_options {
+  double speed = 1.0;         // virtual seconds per wall second
+  bool max_speed = false;     // send as fast as Redis answers
+  unsigned clients = 4;       // connections, one thread each
+  double duration_s = 0.0;    // wall-clock limit; 0: the scenario's whole stream
+  std::size_t pipeline = 64;  // most commands a client sends at once when behind
+  bool status_cache = true;   // polls within cache_s of the last lookup do not reach Redis
+  connect_options connect;
+  // Called about once a wall second with a one-line progress summary.
+  std::function<void(const std::string&)> progress;
+};
+
+struct command_load {
+  std::uint64_t requested = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t timeouts = 0;
+  sim::log_histogram latency_ns;               // send to reply
+  std::vector<std::uint64_t> requested_per_s;  // by scheduled wall second
+  std::vector<std::uint64_t> completed_per_s;  // by completion wall second
+};
+
+struct load_result {
+  std::map<std::string, command_load> commands;  // ZADD, ZRANK, ZREM, EVALSHA release
+  sim::log_histogram lag_ns;                     // send time - scheduled time
+  double wall_s = 0.0;
+  double virtual_s = 0.0;
+  std::uint64_t users = 0;
+  bool stopped_by_duration = false;
+  bool behind = false;  // p99 of the send lag above 100 ms: Redis or the clients fell behind
+  std::string first_error;
+};
+
+// Throws sim::input_error for scenarios load mode cannot drive (concurrency release, an
+// unbounded arrival process without a horizon or --duration), redis_error on connection.
+load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
+                     const load_options& opt);
+
+}  // namespace waitroom::redis

@@ -1,0 +1,98 @@
+#pragma once
+// The live mirror: every queue operation the model reports is executed on Redis, pipelined,
+// and every reply is checked against the model. After each release the members the release
+// script returned must be exactly the model's, in order; the first difference throws
+// redis_error{parity} naming the time, the list and both member lists.
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/queues/queue_mirror.hpp"
+#include "redis/connection.hpp"
+#include "redis/keys.hpp"
+#include "redis/signed_token.hpp"
+
+namespace waitroom::redis {
+
+struct mirror_options {
+  std::size_t pipeline_depth = 1024;     // commands in flight before the replies are read
+  bool lottery = false;                  // lists are per-class SETs drawn by the model
+  const token_signer* signer = nullptr;  // members are signed tokens
+};
+
+struct mirror_stats {
+  std::uint64_t releases = 0;
+  std::uint64_t released_members = 0;
+  std::uint64_t draws = 0;
+  std::uint64_t ranks_checked = 0;
+  std::uint64_t replies_checked = 0;
+  std::uint64_t state_checks = 0;  // ZCARD/SCARD of every key against the model's counts
+};
+
+class redis_mirror final : public models::queue_mirror {
+ public:
+  // `c` must outlive the mirror. Loads the scripts on it.
+  redis_mirror(connection& c, key_layout keys, mirror_options opt = {});
+
+  void enter(std::uint32_t list, std::uint64_t token, double score, std::int64_t now_ns) override;
+  void remove(std::uint32_t list, std::uint64_t token, std::int64_t now_ns) override;
+  void move(std::uint32_t from, std::uint32_t to, std::uint64_t token, double score,
+            std::int64_t now_ns) override;
+  void released(std::uint32_t list, std::span<const std::uint64_t> tokens,
+                std::int64_t now_ns) override;
+  void drawn(std::uint32_t set, std::uint64_t token, std::int64_t now_ns) override;
+  void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
+              std::int64_t now_ns) override;
+  void round_end(std::int64_t now_ns) override;
+
+  // Reads every outstanding reply and checks each key's size against the model's count.
+  void finish(std::int64_t now_ns);
+  // Checks ZCARD/SCARD of every list and of the released set against the counts the
+  // operations imply (after a reconnect, and at the end).
+  void check_state(std::int64_t now_ns);
+
+  const mirror_stats& stats() const { return stats_; }
+  const key_layout& keys() const { return keys_; }
+  std::string member(std::uint64_t token) const;
+
+ private:
+  enum class op : std::uint8_t { enter, remove, move, release, draw, rank };
+  struct expectation {
+    op kind;
+    std::uint32_t list;
+    std::int64_t now_ns;
+    std::int64_t value;                  // expected integer (rank, or 1)
+    std::vector<std::uint64_t> members;  // a release's members, in order
+  };
+  void push(std::vector<std::string> cmd, expectation e);
+  void drain();  // reads every pending reply and checks it
+  void check(const reply& r, const expectation& e);
+  std::string set_key(std::uint32_t list) const {
+    return opt_.lottery ? keys_.lottery(list) : keys_.list(list);
+  }
+  std::int64_t& expected_size(std::uint32_t list);
+
+  connection& c_;
+  key_layout keys_;
+  mirror_options opt_;
+  std::size_t release_script_, draw_script_, move_script_;
+  std::deque<expectation> expect_;
+  std::vector<std::int64_t> sizes_;  // members each list must hold
+  std::int64_t released_total_ = 0;
+  std::uint64_t release_seq_ = 0;
+  std::size_t releases_in_flight_ = 0;
+  static constexpr std::uint64_t release_log_window = 64;  // > releases in flight
+  std::int64_t last_now_ns_ = 0;
+  bool recheck_ = false;  // a reconnect happened: compare the state at the next round end
+  mirror_stats stats_;
+};
+
+// Formats a parity failure: the time, the list and both member lists (long lists cut around
+// the first difference).
+std::string parity_message(std::int64_t now_ns, std::uint32_t list, std::string_view what,
+                           const std::vector<std::string>& model,
+                           const std::vector<std::string>& redis);
+
+}  // namespace waitroom::redis

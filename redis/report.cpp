@@ -1,0 +1,61 @@
+#include "redis/report.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace waitroom::redis {
+
+namespace {
+
+std::int64_t field(std::string_view info, std::string_view name) {
+  std::string key = std::string(name) + ":";
+  auto at = info.find("\r\n" + key);
+  if (at == std::string_view::npos) {
+    if (!info.starts_with(key))
+      throw redis_error(error_kind::reply, "INFO memory: no " + std::string(name) + " field");
+    at = 0;
+  } else {
+    at += 2;
+  }
+  return std::stoll(std::string(info.substr(at + key.size(), 24)));
+}
+
+}  // namespace
+
+memory_info info_memory(connection& c) {
+  reply r = c.call({"INFO", "memory"});
+  return {field(r.str, "used_memory"), field(r.str, "used_memory_peak")};
+}
+
+void memory_sampler::sample(connection& c, std::uint64_t waiting_users) {
+  auto m = info_memory(c);
+  ++samples_;
+  if (m.used_memory > peak_) {
+    peak_ = m.used_memory;
+    waiting_at_peak_ = waiting_users;
+  }
+}
+
+nlohmann::json redis_block(const command_stats& c, const mirror_stats& m,
+                           const memory_sampler& mem) {
+  nlohmann::json commands = nlohmann::json::object();
+  for (const auto& [name, n] : c.sent) commands[name] = n;
+  nlohmann::json memory = {{"peak_used_bytes", mem.peak_used_memory()},
+                           {"waiting_at_peak", mem.waiting_at_peak()},
+                           {"samples", mem.samples()}};
+  if (mem.waiting_at_peak() > 0)
+    memory["per_waiting_user_bytes"] =
+        static_cast<double>(mem.peak_used_memory()) / static_cast<double>(mem.waiting_at_peak());
+  return {{"commands", commands},
+          {"round_trips", c.round_trips},
+          {"wait_s", static_cast<double>(c.wait_ns) * 1e-9},
+          {"reconnects", c.reconnects},
+          {"gap_s", static_cast<double>(c.gap_ns) * 1e-9},
+          {"replayed", c.replayed},
+          {"releases", m.releases},
+          {"released", m.released_members},
+          {"replies_checked", m.replies_checked},
+          {"memory", memory}};
+}
+
+}  // namespace waitroom::redis

@@ -1,0 +1,128 @@
+#pragma once
+// A redis-server of the test's own: a unix socket in a fresh temp folder, --port 0 (no TCP),
+// no persistence unless asked. Started in the constructor (waits for PING), stopped by its pid
+// in the destructor whatever happened (SIGTERM, then SIGKILL after 5 s), folder removed. If
+// the test process itself is killed (a ctest timeout), the kernel kills the server too
+// (PR_SET_PDEATHSIG): it dies with the thread that started it, so start it from a thread that
+// lives as long as the server should.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "redis/connection.hpp"
+
+namespace waitroom::testing_support {
+
+class redis_server {
+ public:
+  // extra: more redis-server arguments, e.g. {"--appendonly", "yes"}.
+  explicit redis_server(std::vector<std::string> extra = {}) : extra_(std::move(extra)) {
+    char tmpl[] = "/tmp/waitroom-redis-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    start();
+  }
+  ~redis_server() {
+    stop();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  redis_server(const redis_server&) = delete;
+  redis_server& operator=(const redis_server&) = delete;
+
+  std::string socket() const { return dir_ + "/redis.sock"; }
+  std::string url() const { return "unix://" + socket(); }
+  redis::redis_url parsed_url() const { return redis::parse_url(url()); }
+  const std::string& dir() const { return dir_; }
+  pid_t pid() const { return pid_; }
+
+  void start() {
+    std::vector<std::string> args{
+        "redis-server",      "--port",      "0",     "--unixsocket", socket(),
+        "--unixsocketperm",  "700",         "--dir", dir_,           "--logfile",
+        dir_ + "/redis.log", "--daemonize", "no",    "--save",       "",
+        "--appendonly",      "no"};
+    args.insert(args.end(), extra_.begin(), extra_.end());  // later arguments win
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed starting redis-server");
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died already
+      ::execvp("redis-server", argv.data());
+      ::_exit(127);
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error(
+            "redis-server exited at start (is it installed? scripts/test installs Debian's "
+            "redis-server); its log, if any, is in " +
+            dir_);
+      }
+      try {
+        redis::connect_options o;
+        o.timeout = std::chrono::milliseconds(500);
+        auto u = parsed_url();
+        u.password = password_;
+        redis::connection c(u, o);
+        return;  // PING answered
+      } catch (const redis::redis_error& e) {
+        if (e.kind() == redis::error_kind::auth) return;  // up, and wants a password
+        if (std::chrono::steady_clock::now() > deadline) {
+          stop();
+          throw std::runtime_error(std::string("redis-server did not answer PING: ") + e.what());
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    int status = 0;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    pid_ = -1;
+  }
+
+  // Kills it at once (no shutdown save): a crash.
+  void crash() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  void expect_password(std::string p) { password_ = std::move(p); }
+
+ private:
+  std::vector<std::string> extra_;
+  std::string dir_;
+  std::string password_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace waitroom::testing_support

@@ -1,0 +1,102 @@
+// `waitroom load` end to end against a redis-server of the test's own, and its errors.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "redis_server.hpp"
+
+namespace {
+
+using waitroom::testing_support::redis_server;
+
+struct outcome {
+  int code;
+  std::string out;
+};
+
+outcome run(const std::string& args) {
+  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
+
+TEST(RedisLoad, SendsTheScenariosCommandsAndCleansUp) {
+  redis_server s;
+  auto out = s.dir() + "/load.json";
+  // 20k users in 6 s of simulated time at 20x: entries, polls, releases, abandonments.
+  auto r = run("load " + scenario + " --redis " + s.url() +
+               " --set /arrivals/segments/0/duration_s=6 --speed 20 --clients 2 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(out);
+  auto j = nlohmann::json::parse(f);
+  EXPECT_GT(j["users"].get<int>(), 19'000);
+  const auto& c = j["commands"];
+  EXPECT_EQ(c["ZADD"]["requested"], j["users"]);
+  EXPECT_EQ(c["ZADD"]["completed"], c["ZADD"]["requested"]);
+  EXPECT_GT(c["ZRANK"]["completed"].get<int>(), 0);
+  EXPECT_GT(c["EVALSHA release"]["completed"].get<int>(), 0);
+  EXPECT_EQ(c["ZADD"]["errors"], 0);
+  EXPECT_GT(c["ZADD"]["latency_ms"]["p99"].get<double>(), 0.0);
+  waitroom::redis::connection conn(s.parsed_url());
+  EXPECT_EQ(conn.call({"DBSIZE"}).integer, 0);  // keys deleted at the end
+}
+
+TEST(RedisLoad, TheStatusCacheSavesLookups) {
+  redis_server s;
+  // Fixed 2 s polls (no suggested intervals) through a 10 s cache.
+  std::ifstream in(scenario);
+  auto sc = nlohmann::json::parse(in);
+  sc["polling"].erase("suggest");
+  sc["polling"]["interval_s"] = 2;
+  sc["polling"]["cache_s"] = 10;
+  sc["arrivals"]["segments"][0]["duration_s"] = 3;
+  std::string file = s.dir() + "/fixed_polls.json";
+  std::ofstream(file) << sc.dump();
+  std::string base = "load " + file + " --redis " + s.url() + " --speed max --format json";
+  auto with = run(base);
+  auto without = run(base + " --no-status-cache");
+  ASSERT_EQ(with.code, 0) << with.out;
+  ASSERT_EQ(without.code, 0) << without.out;
+  auto jw = nlohmann::json::parse(with.out), jo = nlohmann::json::parse(without.out);
+  auto a = jw["commands"]["ZRANK"]["requested"].get<double>();
+  auto b = jo["commands"]["ZRANK"]["requested"].get<double>();
+  auto users = jo["users"].get<double>();
+  ASSERT_EQ(jw["users"], jo["users"]);
+  // Polls every 2 s through a 10 s cache: a user's first poll and every fifth after it reach
+  // Redis, ceil(polls / 5) of its polls; so b/5 <= a <= b/5 + users.
+  EXPECT_GE(a, b / 5) << a << " vs " << b;
+  EXPECT_LE(a, b / 5 + users) << a << " vs " << b;
+  EXPECT_LT(a, 0.5 * b);
+}
+
+TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
+  redis_server s;
+  auto out = s.dir() + "/never.json";
+  auto refused =
+      run("load " + scenario + " --redis unix://" + s.dir() + "/nobody.sock --out " + out);
+  EXPECT_EQ(refused.code, 6) << refused.out;
+  EXPECT_NE(refused.out.find("connection refused"), std::string::npos) << refused.out;
+  auto bad = run("load " + scenario + " --redis http://x --out " + out);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  auto pw = run("load " + scenario + " --redis redis://u:topsecret@127.0.0.1:1 --out " + out);
+  EXPECT_EQ(pw.out.find("topsecret"), std::string::npos) << pw.out;
+  auto concurrency = run("load " + std::string(WAITROOM_SOURCE_DIR) +
+                         "/scenarios/mmc_validation.json --redis " + s.url() + " --out " + out);
+  EXPECT_EQ(concurrency.code, 2) << concurrency.out;  // a concurrency release: not in load mode
+  EXPECT_NE(concurrency.out.find("/release/mode"), std::string::npos) << concurrency.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace

@@ -1,0 +1,91 @@
+// `waitroom run SCENARIO --redis URL`: the room's own operations mirrored on a real Redis,
+// for the shipped scenarios (every ordering, selection, aging, temporary VIP, lottery).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "redis_server.hpp"
+
+namespace {
+
+using waitroom::testing_support::redis_server;
+
+struct outcome {
+  int code;
+  std::string out;
+};
+
+outcome run(const std::string& args) {
+  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string scenario(const std::string& name) {
+  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name + ".json";
+}
+
+class RedisRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RedisRun, ParityHoldsForTheShippedScenario) {
+  redis_server s;
+  auto out = s.dir() + "/result.json";
+  auto r = run("run " + scenario(GetParam()) + " --redis " + s.url() + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(out);
+  auto j = nlohmann::json::parse(f);
+  const auto& b = j["redis"];
+  EXPECT_GT(b["released"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(b["replies_checked"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(b["memory"]["peak_used_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(b["keys"], "deleted");
+  // The simulation's own result is the in-memory one: the same as without --redis.
+  auto plain = run("run " + scenario(GetParam()) + " --format json");
+  ASSERT_EQ(plain.code, 0);
+  auto p = nlohmann::json::parse(plain.out);
+  j.erase("redis");
+  EXPECT_EQ(j["overall"], p["overall"]);
+  waitroom::redis::connection c(s.parsed_url());
+  EXPECT_EQ(c.call({"DBSIZE"}).integer, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, RedisRun,
+                         ::testing::Values("clinic", "clinic_ratio", "clinic_temp_vip",
+                                           "strict_aging", "probabilistic_lists", "flash_lottery",
+                                           "per_sku_flash_sale", "flash_sale_stock",
+                                           "offset_vs_noise", "concert_polling"));
+
+TEST(RedisRunErrors, OutOfMemoryExitsSixAndWritesNothing) {
+  redis_server s({"--maxmemory", "3mb", "--maxmemory-policy", "noeviction"});
+  auto out = s.dir() + "/never.json";
+  auto r = run("run " + scenario("concert_presale") + " --redis " + s.url() + " --out " + out);
+  EXPECT_EQ(r.code, 6) << r.out;
+  EXPECT_NE(r.out.find("OOM"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // The keys it made are deleted even so.
+  waitroom::redis::connection c(s.parsed_url());
+  EXPECT_EQ(c.call({"DBSIZE"}).integer, 0);
+}
+
+TEST(RedisRunErrors, RefusedAndBadFlags) {
+  redis_server s;
+  auto refused = run("run " + scenario("clinic") + " --redis unix://" + s.dir() + "/none.sock");
+  EXPECT_EQ(refused.code, 6) << refused.out;
+  auto reps = run("run " + scenario("clinic") + " --redis " + s.url() + " --replications 3");
+  EXPECT_EQ(reps.code, 2) << reps.out;
+  EXPECT_NE(reps.out.find("--replications"), std::string::npos) << reps.out;
+  auto missing = run("run " + scenario("clinic") + " --redis");
+  EXPECT_EQ(missing.code, 2) << missing.out;
+}
+
+}  // namespace
