@@ -429,16 +429,17 @@ TEST(Cli, ProgressLineOnlyOnATerminalAndNeverWhenQuiet) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
   fs::path dir = fs::path(testing::TempDir()) / ("waitroom_tty_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  // Three concert replications on one thread take a few seconds: long enough to show.
+  // Ten concert replications (1M users each) on one thread take several seconds: well past
+  // the one second before the line shows, on any machine of this kind.
   std::string cmd = std::string(WAITROOM_BINARY) + " run " + scenario("concert_presale.json") +
-                    " --replications 3 --threads 1 >/dev/null";
+                    " --replications 10 --threads 1 >/dev/null";
   auto tty = [&](const std::string& extra, const std::string& name) {
     fs::path log = dir / name;
     std::string s = "script -qec '" + cmd + extra + "' /dev/null >" + log.string() + " 2>&1";
     EXPECT_EQ(std::system(s.c_str()), 0);
     return slurp(log);
   };
-  EXPECT_NE(tty("", "tty.txt").find("[3/3] 100% ETA"), std::string::npos);
+  EXPECT_NE(tty("", "tty.txt").find("[10/10] 100% ETA"), std::string::npos);
   EXPECT_EQ(tty(" --quiet", "quiet.txt").find("ETA"), std::string::npos);
   auto piped = run("run " + scenario("concert_presale.json") + " --replications 3 --threads 1");
   EXPECT_EQ(piped.err.find("ETA"), std::string::npos) << piped.err;
