@@ -27,7 +27,8 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind != command_kind::validate)
     opts.add_options()("seed", po::value<std::uint64_t>())("threads", po::value<unsigned>());
   if (kind == command_kind::estimate)
-    opts.add_options()("replications", po::value<std::uint32_t>());
+    opts.add_options()("replications", po::value<std::uint32_t>())(
+        "format", po::value<std::string>())("out", po::value<std::string>());
   if (kind == command_kind::run || kind == command_kind::compare)
     opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
         "replications", po::value<std::uint32_t>());
@@ -37,6 +38,11 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind == command_kind::compare)
     opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
   if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
+  if (kind == command_kind::run || kind == command_kind::check)
+    opts.add_options()("shard", po::value<std::string>());
+  if (kind == command_kind::check) opts.add_options()("out", po::value<std::string>());
+  if (kind == command_kind::merge)
+    opts.add_options()("format", po::value<std::string>())("junit", po::value<std::string>());
   if (kind == command_kind::sweep || kind == command_kind::plan)
     opts.add_options()("replications", po::value<std::uint32_t>())("out", po::value<std::string>())(
         "csv", po::value<std::string>())("quiet", po::bool_switch());

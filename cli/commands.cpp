@@ -20,6 +20,7 @@
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/report.hpp"
+#include "shard.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
@@ -34,16 +35,17 @@ std::string usage() {
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
                [--out FILE] [--format table|json] [--replications R] [--threads T]
-               [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
-  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T]
+               [--shard K/N] [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
+  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T] [--shard K/N --out FILE]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json] [--out FILE]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
                [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
-  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE]
+  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--format table|json] [--junit FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
                [--tie /pointer=EXPR] [--search] [--csv FILE]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
+               [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom --help | --version
 
@@ -57,8 +59,9 @@ commands:
              replications) and show paired differences with intervals
   sweep      a grid over any JSON pointers; per point and class, mean, p95 and
              refused share with intervals, and whether the SLA holds (JSON, CSV)
-  merge      combine the files of `sweep --shard K/N` (K = 0..N-1, one process
-             each: a job array) into exactly what one unsharded sweep writes
+  merge      combine the files of `run`, `check` or `sweep --shard K/N` (K = 0..N-1,
+             one process each: a job array) into exactly what the unsharded command
+             writes; shards of another scenario content are refused (exit 2)
   plan       search knobs for the settings where every SLA of the scenario holds
              (on confidence bounds): for one knob the feasible range and the Pareto
              front of the first two classes' waits, for two the feasible region.
@@ -173,6 +176,7 @@ int run_command(const std::vector<std::string>& args) {
   models::scenario s = load(a, a.scenario_path);
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
+  if (a.shard) return run_shard(a, s);  // replications K, K + N, ... for `waitroom merge`
   auto started = std::chrono::steady_clock::now();
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text;
@@ -223,22 +227,22 @@ int check_command(const std::vector<std::string>& args) {
     if (!scenarios.back().sla)
       throw sim::input_error(p + ": /sla", "an sla block to check", "none");
   }
-  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
-  bool all_pass = true;
-  for (auto& s : scenarios) {
+  if (a.out && !a.shard)
+    throw sim::input_error("--out",
+                           "--shard K/N as well (check prints its verdict; --out names "
+                           "a shard file)",
+                           "--out without --shard");
+  for (auto& s : scenarios)
     if (a.seed) s.seed = *a.seed;
-    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads));
-    auto os = models::evaluate(*s.sla, rs);
-    for (const auto& o : os) all_pass = all_pass && o.pass;
-    fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
-    outcomes.emplace_back(&s, std::move(os));
+  if (a.shard) return check_shard(a, scenarios);  // (scenario, replication) units K mod N
+  std::vector<std::vector<models::metric_table>> tables;
+  for (const auto& s : scenarios) {
+    tables.emplace_back();
+    for (const auto& r :
+         models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads)))
+      tables.back().push_back(models::tabulate(r));
   }
-  if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
-    fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
-    return exit_output;
-  }
-  fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
-  return all_pass ? exit_ok : exit_sla_failed;
+  return check_output(a, scenarios, tables);  // the same code as `merge` of check shards
 }
 
 int compare_command(const std::vector<std::string>& args) {
@@ -288,16 +292,12 @@ int estimate_command(const std::vector<std::string>& args) {
   std::uint32_t reps = a.replications > 1 ? a.replications : 10;
   auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
   auto est = models::analytic_for(s);
-  fmt::print("{}: {}\n", s.name,
-             est.estimate ? est.estimate->model : "no closed form: " + est.reason);
-  fmt::print("{:<12} {:>14} {:>26}\n", "class", "closed form",
-             "simulated (95%, " + std::to_string(reps) + " reps)");
-  auto row = [&](const std::string& name, const std::optional<double>& theory, sim::interval iv) {
-    std::string verdict;
-    if (theory) verdict = iv.contains(*theory) ? "  inside" : "  OUTSIDE";
-    fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", name,
-               theory ? fmt::format("{:.4f}", *theory) : "-", iv.mean, iv.half_width, verdict);
+  struct row {
+    std::string name;
+    std::optional<double> theory;
+    sim::interval simulated;
   };
+  std::vector<row> rows;
   // Some models give one value for all users (the order within the queue only moves waits
   // between classes); with abandonment it is the time in queue of everyone who left it.
   const bool overall = est.estimate && est.estimate->overall_only;
@@ -311,30 +311,65 @@ int estimate_command(const std::vector<std::string>& args) {
                                n
                          : 0.0);
     }
-    row("everyone", est.estimate->mean_wait_s[0], sim::mean_interval(xs, 0.95));
+    rows.push_back({"everyone", est.estimate->mean_wait_s[0], sim::mean_interval(xs, 0.95)});
   }
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
     std::optional<double> theory;
     if (est.estimate && !overall) theory = est.estimate->mean_wait_s[c];
-    row(s.classes[c].name, theory,
-        models::metric_interval(rs, static_cast<std::int32_t>(c), models::sla_metric::mean_wait_s,
-                                0.95));
+    rows.push_back({s.classes[c].name, theory,
+                    models::metric_interval(rs, static_cast<std::int32_t>(c),
+                                            models::sla_metric::mean_wait_s, 0.95)});
   }
   if (est.estimate && est.estimate->p_abandon)
-    row("P(abandon)", est.estimate->p_abandon,
-        models::metric_interval(rs, -1, models::sla_metric::abandoned_share, 0.95));
+    rows.push_back({"P(abandon)", est.estimate->p_abandon,
+                    models::metric_interval(rs, -1, models::sla_metric::abandoned_share, 0.95)});
   if (est.estimate && est.estimate->p_wait) {
+    // A wait of 0 ns (bucket 0 of the histogram) is not waiting; everyone who gave up
+    // waited (Erlang-A's P(wait) is over all arrivals who left the queue).
     std::vector<double> pw;
-    for (const auto& r : rs)
-      pw.push_back(1.0 -
-                   static_cast<double>(r.overall.wait_ns.bucket(0)) /
-                       static_cast<double>(std::max<std::uint64_t>(1, r.overall.wait_ns.count())));
-    auto iv = sim::mean_interval(pw, 0.95);
-    fmt::print("{:<12} {:>14.4f} {:>18.4f} ± {:<8.4f}\n", "P(wait > 0)", *est.estimate->p_wait,
-               iv.mean, iv.half_width);
+    for (const auto& r : rs) {
+      const auto left = r.overall.wait_ns.count() + r.overall.abandon_s.count();
+      pw.push_back(1.0 - static_cast<double>(r.overall.wait_ns.bucket(0)) /
+                             static_cast<double>(std::max<std::uint64_t>(1, left)));
+    }
+    rows.push_back({"P(wait > 0)", est.estimate->p_wait, sim::mean_interval(pw, 0.95)});
   }
-  fmt::print("(simulations start empty; a long horizon keeps that bias small)\n");
-  return exit_ok;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  if (format == "json") {
+    // Full precision (nlohmann writes the shortest text that reads back the same double).
+    nlohmann::json j{
+        {"schema_version", 1},
+        {"scenario", s.name},
+        {"model", est.estimate ? nlohmann::json(est.estimate->model) : nullptr},
+        {"reason", est.estimate ? nlohmann::json(nullptr) : nlohmann::json(est.reason)},
+        {"unstable", est.unstable},
+        {"replications", reps},
+        {"confidence", 0.95},
+        {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows) {
+      nlohmann::json rj{
+          {"name", r.name},
+          {"closed_form", r.theory ? nlohmann::json(*r.theory) : nullptr},
+          {"simulated",
+           {{"estimate", r.simulated.mean}, {"ci", {r.simulated.lo(), r.simulated.hi()}}}}};
+      rj["inside"] = r.theory ? nlohmann::json(r.simulated.contains(*r.theory)) : nullptr;
+      j["rows"].push_back(rj);
+    }
+    return write_or_print(a, j.dump(2) + "\n");
+  }
+  std::string out = fmt::format(
+      "{}: {}\n", s.name, est.estimate ? est.estimate->model : "no closed form: " + est.reason);
+  out += fmt::format("{:<12} {:>14} {:>26}\n", "class", "closed form",
+                     "simulated (95%, " + std::to_string(reps) + " reps)");
+  for (const auto& r : rows) {
+    std::string verdict;
+    if (r.theory) verdict = r.simulated.contains(*r.theory) ? "  inside" : "  OUTSIDE";
+    out += fmt::format("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", r.name,
+                       r.theory ? fmt::format("{:.4f}", *r.theory) : "-", r.simulated.mean,
+                       r.simulated.half_width, verdict);
+  }
+  out += "(simulations start empty; a long horizon keeps that bias small)\n";
+  return write_or_print(a, out);
 }
 
 int validate_command(const std::vector<std::string>& args) {

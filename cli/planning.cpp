@@ -18,6 +18,7 @@
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
 
@@ -123,26 +124,6 @@ struct point_result {
   models::scenario scenario;
   std::vector<models::metric_table> tables;  // one per replication (a shard: only its own)
 };
-
-// Which (point, replication) units this process runs: unit u = point * R + replication
-// belongs to shard u mod N.
-struct shard_spec {
-  std::uint32_t index = 0;
-  std::uint32_t count = 1;
-};
-
-shard_spec parse_shard(const std::optional<std::string>& text) {
-  if (!text) return {};
-  auto slash = text->find('/');
-  std::string where = "--shard " + *text;
-  if (slash == std::string::npos)
-    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
-  double k = parse_number(text->substr(0, slash), where),
-         n = parse_number(text->substr(slash + 1), where);
-  if (n < 1 || k < 0 || k >= n || k != std::floor(k) || n != std::floor(n) || n > 1e6)
-    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
-  return {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
-}
 
 // Runs this shard's replications of grid point i.
 void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
@@ -291,10 +272,11 @@ int sweep_command(const std::vector<std::string>& args) {
   auto points = run_grid(a, axes, {}, reps, shard, true);
   if (!a.shard) return sweep_output(a, axes, points, reps);
   // A shard: this process's replications as metric tables, for `waitroom merge`.
-  json j{{"waitroom_shard", 1},
-         {"shard", shard.index},
-         {"of", shard.count},
-         {"args", sweep_args(a, reps)},
+  models::scenario base = load(a, a.scenario_path);
+  if (a.seed) base.seed = *a.seed;
+  json j{{"waitroom_shard", 1},         {"command", "sweep"},
+         {"shard", shard.index},        {"of", shard.count},
+         {"args", sweep_args(a, reps)}, {"scenario_sha256", scenario_hash(base)},
          {"units", json::array()}};
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::size_t k = 0;
@@ -303,18 +285,6 @@ int sweep_command(const std::vector<std::string>& args) {
         j["units"].push_back({{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
   }
   return write_or_print(a, j.dump() + "\n");
-}
-
-// A metric a run cannot measure is NaN, written as null.
-models::metric_table table_from_json(const nlohmann::json& j) {
-  models::metric_table t;
-  for (const auto& row : j) {
-    models::metric_row r;
-    for (const auto& x : row)
-      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
-    t.push_back(std::move(r));
-  }
-  return t;
 }
 
 int merge_command(const std::vector<std::string>& args) {
@@ -326,43 +296,68 @@ int merge_command(const std::vector<std::string>& args) {
       json j = models::read_json_file(path);
       if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
           !j.contains("args"))
-        throw sim::input_error(path, "a shard file written by waitroom sweep --shard",
+        throw sim::input_error(path, "a shard file written by waitroom run, check or sweep --shard",
                                "something else");
       shards.push_back(std::move(j));
     }
-    const json& args0 = shards.front()["args"];
-    const auto count = shards.front()["of"].get<std::uint32_t>();
-    std::vector<bool> seen(count, false);
-    for (std::size_t i = 0; i < shards.size(); ++i) {
-      const auto& sh = shards[i];
-      if (sh["args"] != args0 || sh["of"].get<std::uint32_t>() != count)
-        throw sim::input_error(m.scenario_paths[i],
-                               "a shard of the same sweep as " + m.scenario_paths[0],
-                               "a shard of another sweep");
-      auto k = sh["shard"].get<std::uint32_t>();
-      if (k >= count || seen[k])
-        throw sim::input_error(m.scenario_paths[i], fmt::format("shard K of {} given once", count),
-                               fmt::format("shard {} again", k));
-      seen[k] = true;
-    }
-    for (std::uint32_t k = 0; k < count; ++k)
-      if (!seen[k])
-        throw sim::input_error("waitroom merge", fmt::format("all {} shards", count),
-                               fmt::format("shard {} missing", k));
+    const auto& paths = m.scenario_paths;
+    check_shard_set(paths, shards);  // one job's shards, each once
+    const std::string command = shards.front().value("command", "sweep");
+    if (command == "run") return merge_run(m, paths, shards);
+    if (command == "check") return merge_check(m, paths, shards);
+    if (command != "sweep")
+      throw sim::input_error(paths[0] + ": /command", "run, check or sweep", "'" + command + "'");
+    if (m.format || m.junit)
+      throw sim::input_error(m.format ? "--format" : "--junit",
+                             "no --format or --junit for a sweep's shards (a sweep writes JSON "
+                             "and --csv)",
+                             m.format ? "--format" : "--junit");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
+    const json& args0 = shards.front()["args"];
     common_args a = m;
     a.scenario_path = args0["scenario"].get<std::string>();
     a.sets = args0["sets"].get<std::vector<std::string>>();
     a.vary = args0["vary"].get<std::vector<std::string>>();
     if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
     const auto reps = args0["replications"].get<std::uint32_t>();
+    if (shards.front().contains("scenario_sha256")) {
+      models::scenario base = load(a, a.scenario_path);
+      if (a.seed) base.seed = *a.seed;
+      const auto ours = scenario_hash(base);
+      for (std::size_t i = 0; i < shards.size(); ++i)
+        if (shards[i]["scenario_sha256"] != ours)
+          throw sim::input_error(
+              paths[i],
+              fmt::format("a shard of {} as it is now (scenario sha256 {})", *a.scenario_path,
+                          ours),
+              fmt::format("a shard of another scenario content (sha256 {}): the scenario or its "
+                          "overrides changed since it ran",
+                          shards[i]["scenario_sha256"].get<std::string>()));
+    }
     auto axes = sweep_axes(a);
     auto points = run_grid(a, axes, {}, reps, {}, false);
     for (auto& p : points) p.tables.resize(reps);
-    for (const auto& sh : shards)
-      for (const auto& u : sh["units"])
-        points.at(u["point"].get<std::size_t>()).tables.at(u["replication"].get<std::size_t>()) =
-            table_from_json(u["table"]);
+    std::vector<std::vector<bool>> seen(points.size(), std::vector<bool>(reps, false));
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      const auto& units = shards[i]["units"];
+      for (std::size_t k = 0; k < units.size(); ++k) {
+        const auto& u = units[k];
+        const auto pt = u["point"].get<std::size_t>();
+        const auto r = u["replication"].get<std::size_t>();
+        const auto where = fmt::format("{}: /units/{}", paths[i], k);
+        if (pt >= points.size() || r >= reps || seen[pt][r])
+          throw sim::input_error(where, "a (point, replication) of this sweep given once",
+                                 fmt::format("point {}, replication {}", pt, r));
+        seen[pt][r] = true;
+        points[pt].tables[r] =
+            table_from_json(u["table"], points[pt].scenario.classes.size() + 1, where + "/table");
+      }
+    }
+    for (std::size_t pt = 0; pt < points.size(); ++pt)
+      for (std::uint32_t r = 0; r < reps; ++r)
+        if (!seen[pt][r])
+          throw sim::input_error("waitroom merge", "every (point, replication) of the sweep",
+                                 fmt::format("point {}, replication {} missing", pt, r));
     return sweep_output(a, axes, points, reps);
   } catch (const nlohmann::json::exception& e) {
     fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());
