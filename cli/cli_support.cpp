@@ -38,7 +38,7 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind == command_kind::compare)
     opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
   if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
-  if (kind == command_kind::run || kind == command_kind::check)
+  if (kind == command_kind::run || kind == command_kind::check || kind == command_kind::plan)
     opts.add_options()("shard", po::value<std::string>());
   if (kind == command_kind::check) opts.add_options()("out", po::value<std::string>());
   if (kind == command_kind::merge)

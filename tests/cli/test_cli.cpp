@@ -582,3 +582,37 @@ TEST(Cli, RenewalArrivalsRunAndEstimateAgainstGM1) {
                    "\"interarrival_s\":{\"dist\":\"deterministic\",\"value\":1}}'");
   EXPECT_EQ(stray.code, 2);
 }
+
+TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
+  fs::path dir = fs::path(testing::TempDir()) / ("plan_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string args = "plan " + scenario("clinic_ratio_plan.json") +
+                           " --knob /release/selection/weights/0 --range 4:12:2"
+                           " --tie /release/selection/weights/1=30-x --quiet";
+  const std::string csv = (dir / "full.csv").string(), merged_csv = (dir / "m.csv").string();
+  auto full = run(args + " --csv " + csv);
+  ASSERT_EQ(full.code, 0) << full.err;
+  auto files = run_shards(args, 3, dir, "plan");
+  auto merged = run("merge " + files[1] + " " + files[2] + " " + files[0] + " --csv " + merged_csv);
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, full.out);
+  EXPECT_EQ(slurp(merged_csv), slurp(csv));
+  EXPECT_NE(merged.out.find("from 6 to 10"), std::string::npos) << merged.out;
+  // Two knobs: the feasible-region map.
+  const std::string map = "plan " + scenario("mmc_validation.json") +
+                          " --knob /arrivals/rate_per_s --range 2:3.8:0.6 --knob /release/slots"
+                          " --range 4:5:1 --set /sla/replications=3 --set /run/horizon_s=2000";
+  auto map_full = run(map);
+  ASSERT_EQ(map_full.code, 0) << map_full.err;
+  auto map_files = run_shards(map, 2, dir, "map");
+  EXPECT_EQ(run("merge " + map_files[0] + " " + map_files[1]).out, map_full.out);
+  // --search picks each value from the last verdict: it says it cannot be sharded.
+  auto search = run(args + " --search --shard 0/2");
+  EXPECT_EQ(search.code, 2);
+  EXPECT_NE(search.err.find("without --search"), std::string::npos) << search.err;
+  // A plan's shards and a sweep's never merge.
+  auto sweep = run_shards("sweep " + scenario("clinic.json") +
+                              " --vary /release/batch=5:6:1 --replications 2 --quiet",
+                          3, dir, "sw");
+  EXPECT_EQ(run("merge " + files[0] + " " + files[1] + " " + sweep[2]).code, 2);
+}
