@@ -43,7 +43,7 @@ usage:
                [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--format table|json] [--junit FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
-               [--tie /pointer=EXPR] [--search] [--csv FILE]
+               [--tie /pointer=EXPR] [--search] [--csv FILE] [--shard K/N --out FILE]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
                [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
@@ -67,7 +67,8 @@ commands:
              front of the first two classes' waits, for two the feasible region.
              --tie sets another pointer from the first knob x (e.g. 30-x)
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
-             Cobham) beside the simulated mean waits with their intervals
+             Cobham, Erlang-A, tick-release chains, G/M/1) beside the simulated
+             mean waits with their intervals
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -80,6 +81,8 @@ options:
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
+  --shard K/N      run (with --replications), check, sweep, plan: run every N-th
+                   unit from K and write a shard file for `waitroom merge`
   --trace FILE     run: every state change as JSON Lines (time, user, token, class,
                    action, list, queue length), within --trace-from/--trace-to
                    seconds and for --trace-users serials when given
