@@ -469,9 +469,9 @@ TEST(Cli, ShardsOfAnEditedScenarioAreRefusedNamingTheShard) {
   auto edited = run_shards(args, 2, dir, "e");
   auto mixed = run("merge " + files[0] + " " + edited[1]);
   EXPECT_EQ(mixed.code, 2);
-  EXPECT_NE(mixed.err.find(edited[1] + ": expected a shard of the same scenario content as " +
-                           files[0]),
-            std::string::npos)
+  EXPECT_NE(
+      mixed.err.find(edited[1] + ": expected a shard of the same scenario content as " + files[0]),
+      std::string::npos)
       << mixed.err;
   // All shards of the old content, merged after the edit: refused too, naming the shard.
   auto stale = run("merge " + files[0] + " " + files[1]);
@@ -507,23 +507,23 @@ TEST(Cli, ShardedCheckMergesToTheUnshardedVerdictAndJunit) {
   auto full = run(args + " --junit " + junit);
   ASSERT_EQ(full.code, 1) << full.err;
   auto files = run_shards(args, 3, dir, "c");
-  auto merged = run("merge " + files[2] + " " + files[1] + " " + files[0] + " --junit " +
-                    merged_junit);
+  auto merged =
+      run("merge " + files[2] + " " + files[1] + " " + files[0] + " --junit " + merged_junit);
   EXPECT_EQ(merged.code, 1) << merged.err;
   EXPECT_EQ(merged.out, full.out);
   EXPECT_EQ(slurp(merged_junit), slurp(junit));
   auto pass = run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000");
   ASSERT_EQ(pass.code, 0) << pass.err;
-  auto pf = run_shards("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000",
-                       4, dir, "p");
+  auto pf = run_shards("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000", 4,
+                       dir, "p");
   auto pm = run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3]);
   EXPECT_EQ(pm.code, 0) << pm.err;
   EXPECT_EQ(pm.out, pass.out);
   EXPECT_EQ(run("check " + scenario("priority_mm1.json") + " --out x.json").code, 2);
   // Shards of different commands never merge.
-  auto r = run_shards("run " + scenario("priority_mm1.json") +
-                          " --replications 4 --set /run/horizon_s=1000",
-                      4, dir, "r");
+  auto r = run_shards(
+      "run " + scenario("priority_mm1.json") + " --replications 4 --set /run/horizon_s=1000", 4,
+      dir, "r");
   EXPECT_EQ(run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + r[3]).code, 2);
 }
 
@@ -611,8 +611,8 @@ TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
   EXPECT_EQ(search.code, 2);
   EXPECT_NE(search.err.find("without --search"), std::string::npos) << search.err;
   // A plan's shards and a sweep's never merge.
-  auto sweep = run_shards("sweep " + scenario("clinic.json") +
-                              " --vary /release/batch=5:6:1 --replications 2 --quiet",
-                          3, dir, "sw");
+  auto sweep = run_shards(
+      "sweep " + scenario("clinic.json") + " --vary /release/batch=5:6:1 --replications 2 --quiet",
+      3, dir, "sw");
   EXPECT_EQ(run("merge " + files[0] + " " + files[1] + " " + sweep[2]).code, 2);
 }

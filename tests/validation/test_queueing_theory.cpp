@@ -298,8 +298,8 @@ TEST(QueueingTheory, RenewalArrivalsMatchTheGM1Root) {
     auto w = sim::mean_interval(r.mean_wait[0], level);
     auto p = sim::mean_interval(r.p_wait, level);
     EXPECT_TRUE(w.contains(wq)) << gap << ": " << w.mean << " +- " << w.half_width << " vs " << wq;
-    EXPECT_TRUE(p.contains(sigma)) << gap << ": " << p.mean << " +- " << p.half_width << " vs "
-                                   << sigma;
+    EXPECT_TRUE(p.contains(sigma))
+        << gap << ": " << p.mean << " +- " << p.half_width << " vs " << sigma;
     EXPECT_LT(w.half_width, 0.05 * wq);
     // The test has teeth: Poisson arrivals at the same rate wait 4 s, far outside.
     EXPECT_FALSE(w.contains(4.0));
