@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -19,51 +20,162 @@ namespace po = boost::program_options;
 
 namespace waitroom::cli {
 
+namespace {
+
+// The first line of each command's --help.
+std::string synopsis(command_kind kind) {
+  switch (kind) {
+    case command_kind::run:
+      return "waitroom run [SCENARIO] [options]";
+    case command_kind::validate:
+      return "waitroom validate SCENARIO [options]";
+    case command_kind::check:
+      return "waitroom check SCENARIO... [options]";
+    case command_kind::compare:
+      return "waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ... "
+             "[options]";
+    case command_kind::estimate:
+      return "waitroom estimate SCENARIO [options]";
+    case command_kind::sweep:
+      return "waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [options]";
+    case command_kind::plan:
+      return "waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range "
+             "...] [options]";
+    case command_kind::merge:
+      return "waitroom merge SHARD_FILE... [options]";
+  }
+  return "waitroom";
+}
+
+}  // namespace
+
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind) {
-  po::options_description opts;
-  opts.add_options()("scenario", po::value<std::vector<std::string>>())(
-      "set", po::value<std::vector<std::string>>()->composing());
-  if (kind != command_kind::validate)
-    opts.add_options()("seed", po::value<std::uint64_t>())("threads", po::value<unsigned>());
-  if (kind == command_kind::estimate)
-    opts.add_options()("replications", po::value<std::uint32_t>())(
-        "format", po::value<std::string>())("out", po::value<std::string>());
-  if (kind == command_kind::run || kind == command_kind::compare)
-    opts.add_options()("out", po::value<std::string>())("format", po::value<std::string>())(
-        "replications", po::value<std::uint32_t>());
-  if (kind == command_kind::run)
-    opts.add_options()("trace", po::value<std::string>())("trace-from", po::value<double>())(
-        "trace-to", po::value<double>())("trace-users", po::value<std::string>());
-  if (kind == command_kind::compare)
-    opts.add_options()("variant", po::value<std::vector<std::string>>()->composing());
-  if (kind == command_kind::check) opts.add_options()("junit", po::value<std::string>());
-  if (kind == command_kind::run || kind == command_kind::check || kind == command_kind::plan)
-    opts.add_options()("shard", po::value<std::string>());
-  if (kind == command_kind::check) opts.add_options()("out", po::value<std::string>());
-  if (kind == command_kind::merge)
-    opts.add_options()("format", po::value<std::string>())("junit", po::value<std::string>());
-  if (kind == command_kind::sweep || kind == command_kind::plan)
-    opts.add_options()("replications", po::value<std::uint32_t>())("out", po::value<std::string>())(
-        "csv", po::value<std::string>())("quiet", po::bool_switch());
+  // Every option a command accepts, with the text its --help shows: one list for both.
+  po::options_description opts("options", 100, 50);
+  auto add = [&](const char* name, const po::value_semantic* v, const char* what) {
+    opts.add_options()(name, v, what);
+  };
+  using strings = std::vector<std::string>;
+  // merge rebuilds the sweep from the arguments its shards recorded: it takes none of these.
+  if (kind != command_kind::merge)
+    add("set", po::value<strings>()->composing()->value_name("/P=V"),
+        "set the value at JSON pointer P before validation (repeatable); V is JSON, or a plain "
+        "string: --set /release/batch=500 --set /queue/policy=fifo");
+  if (kind != command_kind::validate && kind != command_kind::merge) {
+    add("seed", po::value<std::uint64_t>()->value_name("N"),
+        "random seed (overrides the scenario's \"seed\")");
+    add("threads", po::value<unsigned>()->value_name("T"),
+        "threads for replications (default: one per core); results do not depend on it");
+  }
+  const char* reps_text = kind == command_kind::run
+                              ? "independent replications with 95% t intervals for every statistic"
+                          : kind == command_kind::plan
+                              ? "replications a point (default: the scenario's sla.replications)"
+                          : kind == command_kind::sweep ? "replications a point (default 5)"
+                                                        : "replications (default 10)";
+  if (kind == command_kind::estimate || kind == command_kind::run ||
+      kind == command_kind::compare || kind == command_kind::sweep || kind == command_kind::plan)
+    add("replications", po::value<std::uint32_t>()->value_name("R"), reps_text);
+  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::sweep ||
+      kind == command_kind::plan || kind == command_kind::merge || kind == command_kind::estimate)
+    add("out", po::value<std::string>()->value_name("FILE"),
+        kind == command_kind::run || kind == command_kind::sweep || kind == command_kind::plan
+            ? "write the result to FILE (JSON unless --format says otherwise); it appears only "
+              "when the command succeeded; with --shard, the shard file for `waitroom merge`"
+            : "write the result to FILE (JSON unless --format says otherwise); it appears only "
+              "when the command succeeded");
+  if (kind == command_kind::check)
+    add("out", po::value<std::string>()->value_name("FILE"),
+        "write the verdicts to FILE (JSON unless --format says otherwise); with --shard, the "
+        "shard file for `waitroom merge`");
+  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check)
+    add("format", po::value<std::string>()->value_name("F"),
+        "table (default without --out), json (default with --out) or csv");
   if (kind == command_kind::sweep)
-    opts.add_options()("vary", po::value<std::vector<std::string>>()->composing())(
-        "shard", po::value<std::string>());
+    add("format", po::value<std::string>()->value_name("F"),
+        "table (default on a terminal without --out) or json (default otherwise)");
   if (kind == command_kind::merge)
-    opts.add_options()("out", po::value<std::string>())("csv", po::value<std::string>());
+    add("format", po::value<std::string>()->value_name("F"),
+        "as the sharded command's --format: table or json, and csv for merged check shards");
+  if (kind == command_kind::estimate)
+    add("format", po::value<std::string>()->value_name("F"),
+        "table (default without --out) or json (default with --out)");
+  if (kind == command_kind::run || kind == command_kind::check || kind == command_kind::plan)
+    add("shard", po::value<std::string>()->value_name("K/N"),
+        kind == command_kind::run
+            ? "run only shard K of N of the replications and write a shard file (--out) for "
+              "`waitroom merge`"
+        : kind == command_kind::check
+            ? "run only shard K of N of the (scenario, replication) units and write a shard "
+              "file (--out) for `waitroom merge`"
+            : "evaluate only shard K of N of a grid plan's points and write a shard file for "
+              "`waitroom merge`");
   if (kind == command_kind::plan)
-    opts.add_options()("knob", po::value<std::vector<std::string>>()->composing())(
-        "range", po::value<std::vector<std::string>>()->composing())(
-        "tie", po::value<std::vector<std::string>>()->composing())("search", po::bool_switch());
+    add("format", po::value<std::string>()->value_name("F"),
+        "table (default) or json (every point with each SLA target's interval)");
+  if (kind != command_kind::validate && kind != command_kind::estimate)
+    add("html", po::value<std::string>()->value_name("FILE"),
+        "also write a self-contained HTML report with charts (docs/reports.md)");
+  if (kind == command_kind::run) {
+    add("series", po::value<std::string>()->value_name("FILE"),
+        "a single run: also write the queue-length samples as CSV");
+    add("trace", po::value<std::string>()->value_name("FILE"),
+        "write every state change as JSON Lines (a single run)");
+    add("trace-from", po::value<double>()->value_name("S"), "trace from S seconds");
+    add("trace-to", po::value<double>()->value_name("S"), "trace up to S seconds");
+    add("trace-users", po::value<std::string>()->value_name("N,N"), "trace these user serials");
+  }
+  if (kind == command_kind::compare)
+    add("variant", po::value<strings>()->composing()->value_name("NAME:/P=V[,/P=V]"),
+        "a variant of SCENARIO (repeatable); assignments separated by \",/\"");
+  if (kind == command_kind::check)
+    add("junit", po::value<std::string>()->value_name("FILE"), "also write JUnit XML for CI");
+  if (kind == command_kind::merge)
+    add("junit", po::value<std::string>()->value_name("FILE"),
+        "merged check shards: also write JUnit XML for CI");
+  if (kind == command_kind::sweep || kind == command_kind::plan || kind == command_kind::merge)
+    add("csv", po::value<std::string>()->value_name("FILE"),
+        "also write the grid as CSV (point, class, metric, estimate, interval)");
+  if (kind == command_kind::sweep || kind == command_kind::plan || kind == command_kind::run ||
+      kind == command_kind::check)
+    add("quiet", po::bool_switch(),
+        "no progress line (otherwise shown on a terminal once the work takes a second)");
+  if (kind == command_kind::sweep) {
+    add("vary", po::value<strings>()->composing()->value_name("/P=START:STOP[:STEP]"),
+        "an axis of the grid (repeatable); STEP defaults to (STOP - START) / 20");
+    add("shard", po::value<std::string>()->value_name("K/N"),
+        "run only shard K of N and write a shard file for `waitroom merge`");
+  }
+  if (kind == command_kind::plan) {
+    add("knob", po::value<strings>()->composing()->value_name("/P"),
+        "a knob to search (one or two, each with a --range)");
+    add("range", po::value<strings>()->composing()->value_name("LO:HI[:STEP]"),
+        "the knob's values; STEP defaults to (HI - LO) / 20");
+    add("tie", po::value<strings>()->composing()->value_name("/P=EXPR"),
+        "set another pointer from the first knob x: x, c-x, c+x, x+c, x-c, c*x");
+    add("search", po::bool_switch(),
+        "one knob: bisect from the closed form's first guess instead of trying every value");
+  }
+  add("help", po::bool_switch(), "this text");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<strings>());
+  po::options_description all;
+  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("scenario", kind == command_kind::check || kind == command_kind::merge ? -1 : 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw sim::input_error("waitroom " + command, "valid arguments (see waitroom --help)",
                            e.what());
+  }
+  if (vm.count("help") && vm["help"].as<bool>()) {
+    std::ostringstream text;
+    text << "usage: " << synopsis(kind) << "\n\n" << opts;
+    throw help_requested(text.str());
   }
   common_args a;
   if (vm.count("scenario")) {
@@ -97,10 +209,16 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
+  if (vm.count("html")) a.html = vm["html"].as<std::string>();
+  if (vm.count("series")) a.series = vm["series"].as<std::string>();
   if (vm.count("format")) {
     a.format = vm["format"].as<std::string>();
-    if (*a.format != "table" && *a.format != "json")
-      throw sim::input_error("--format", "table or json", "'" + *a.format + "'");
+    // CSV where a result has a table's shape: run's classes, compare's metrics, check's targets.
+    const bool csv_ok = kind == command_kind::run || kind == command_kind::compare ||
+                        kind == command_kind::check || kind == command_kind::merge;
+    if (*a.format != "table" && *a.format != "json" && (!csv_ok || *a.format != "csv"))
+      throw sim::input_error("--format", csv_ok ? "table, json or csv" : "table or json",
+                             "'" + *a.format + "'");
   }
   return a;
 }
@@ -141,6 +259,40 @@ bool write_atomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, path, ec);
   if (ec) std::filesystem::remove(tmp, ec);
   return !ec;
+}
+
+progress::progress(std::size_t total, bool quiet, std::string label)
+    : total_(total),
+      on_(!quiet && total > 0 && ::isatty(2)),
+      label_(std::move(label)),
+      start_(std::chrono::steady_clock::now()) {}
+
+progress::~progress() {
+  // A line left unfinished (an error cut the work short) still ends before other output.
+  if (shown_ && done_ < total_) fmt::print(stderr, "\n");
+}
+
+void progress::advance() {
+  std::lock_guard lock(mutex_);
+  ++done_;
+  if (!on_) return;
+  const double el =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (!shown_ && el < 1.0) return;
+  shown_ = true;
+  const double eta = el / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+  fmt::print(stderr, "\r{}[{}/{}] {:.0f}% ETA {:.0f}s   ", label_, done_, total_,
+             100.0 * static_cast<double>(done_) / static_cast<double>(total_), eta);
+  if (done_ == total_) fmt::print(stderr, "\n");
+}
+
+void progress::step(std::size_t done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (done <= done_) return;
+    done_ = done - 1;
+  }
+  advance();
 }
 
 int write_or_print(const common_args& a, const std::string& text) {

@@ -1,8 +1,11 @@
 #pragma once
 // What the commands share: argument parsing, loading a scenario (file or the embedded
 // default) with --set overrides, the thread count, and atomic output files.
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,10 +24,12 @@ struct common_args {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
   std::optional<std::string> format;
-  std::vector<std::string> vary;    // sweep: /pointer=START:STOP:STEP
-  std::vector<std::string> knobs;   // plan: /pointer
-  std::vector<std::string> ranges;  // plan: LO:HI[:STEP], one per knob
-  std::vector<std::string> ties;    // plan: /pointer=EXPR in x (the first knob)
+  std::optional<std::string> html;    // a self-contained HTML report of the result
+  std::optional<std::string> series;  // run: the queue-length samples as CSV
+  std::vector<std::string> vary;      // sweep: /pointer=START:STOP:STEP
+  std::vector<std::string> knobs;     // plan: /pointer
+  std::vector<std::string> ranges;    // plan: LO:HI[:STEP], one per knob
+  std::vector<std::string> ties;      // plan: /pointer=EXPR in x (the first knob)
   std::optional<std::string> csv;
   bool quiet = false;
   bool search = false;               // plan: bisect from the closed form's first guess
@@ -36,6 +41,12 @@ struct common_args {
 
 enum class command_kind { run, validate, check, compare, estimate, sweep, plan, merge };
 
+// `waitroom COMMAND --help`: parse_args throws it with the command's usage and every option it
+// accepts; main prints it and exits 0.
+struct help_requested : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);
 models::scenario load(const common_args& a, std::optional<std::string> path);
@@ -43,6 +54,28 @@ unsigned threads_or_cores(unsigned t);
 // Writes to a temporary file beside the target and renames it, so a failed run never
 // leaves a half-written result behind.
 bool write_atomically(const std::string& path, const std::string& text);
+
+// "[k/N] 42% ETA 12s" on stderr for long work (run --replications, sweep, plan, check): only
+// when stderr is a terminal, never with --quiet, and only once the work has taken a second.
+// step() and advance() may be called from several threads.
+class progress {
+ public:
+  progress(std::size_t total, bool quiet, std::string label = {});
+  ~progress();
+  progress(const progress&) = delete;
+  progress& operator=(const progress&) = delete;
+  void step(std::size_t done);
+  void advance();
+
+ private:
+  std::size_t total_;
+  bool on_;
+  bool shown_ = false;
+  std::string label_;
+  std::size_t done_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+};
 // The result to --out (atomically) or to stdout; returns the exit code.
 int write_or_print(const common_args& a, const std::string& text);
 

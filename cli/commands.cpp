@@ -19,6 +19,9 @@
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "shard.hpp"
 #include "sim/confidence.hpp"
@@ -34,19 +37,29 @@ std::string usage() {
 
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
-               [--out FILE] [--format table|json] [--replications R] [--threads T]
-               [--shard K/N] [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
-  waitroom check SCENARIO... [--junit FILE] [--seed N] [--threads T] [--shard K/N --out FILE]
+               [--out FILE] [--format table|json|csv] [--series FILE] [--html FILE]
+               [--replications R] [--threads T] [--quiet] [--shard K/N]
+               [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
+  waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
+               [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
+               [--shard K/N --out FILE]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
-               [--replications R] [--seed N] [--format table|json] [--out FILE]
+               [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
+               [--html FILE]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
-               [--out FILE] [--csv FILE] [--quiet] [--shard K/N]
-  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--format table|json] [--junit FILE]
+               [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
+               [--shard K/N]
+  waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
+               [--format table|json|csv] [--junit FILE]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
-               [--tie /pointer=EXPR] [--search] [--csv FILE] [--shard K/N --out FILE]
+               [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
+               [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]
+               [--shard K/N --out FILE]
+  waitroom report RESULT.json [--out report.html]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
                [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
+  waitroom COMMAND --help     every option of one command
   waitroom --help | --version
 
 commands:
@@ -59,7 +72,7 @@ commands:
              replications) and show paired differences with intervals
   sweep      a grid over any JSON pointers; per point and class, mean, p95 and
              refused share with intervals, and whether the SLA holds (JSON, CSV)
-  merge      combine the files of `run`, `check` or `sweep --shard K/N` (K = 0..N-1,
+  merge      combine the files of `run`, `check`, `sweep` or `plan --shard K/N` (K = 0..N-1,
              one process each: a job array) into exactly what the unsharded command
              writes; shards of another scenario content are refused (exit 2)
   plan       search knobs for the settings where every SLA of the scenario holds
@@ -69,6 +82,8 @@ commands:
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
              Cobham, Erlang-A, tick-release chains, G/M/1) beside the simulated
              mean waits with their intervals
+  report     render a saved JSON result of run, compare, sweep/merge, plan or
+             check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
 
 options:
@@ -77,12 +92,17 @@ options:
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
-  --format F       table (default on a terminal) or json (default with --out)
+  --format F       table (default without --out), json (default with --out), or csv
+                   for run, compare and check
+  --html FILE      also write the result as a self-contained HTML report with charts
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
   --shard K/N      run (with --replications), check, sweep, plan: run every N-th
                    unit from K and write a shard file for `waitroom merge`
+  --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20
+  --quiet          no progress line (shown on a terminal for long run --replications,
+                   sweep, plan and check)
   --trace FILE     run: every state change as JSON Lines (time, user, token, class,
                    action, list, queue length), within --trace-from/--trace-to
                    seconds and for --trace-users serials when given
@@ -91,6 +111,8 @@ examples:
   waitroom run
   waitroom run scenarios/clinic.json --set /release/batch=8 --format json
   waitroom run scenarios/mmc_validation.json --seed 7 --out result.json
+  waitroom run scenarios/concert_polling.json --html out/polling.html
+  waitroom report result.json --out result.html
   waitroom run scenarios/clinic_ratio.json --replications 20
   waitroom check scenarios/clinic_ratio.json --junit sla.xml
   waitroom compare scenarios/clinic_ratio.json \
@@ -177,6 +199,9 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
 int run_command(const std::vector<std::string>& args) {
   common_args a = parse_args("run", args, command_kind::run);
   models::scenario s = load(a, a.scenario_path);
+  if (a.series && a.replications > 1)
+    throw sim::input_error("--series", "a single run (replications keep no time series)",
+                           "--replications " + std::to_string(a.replications));
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
   if (a.shard) return run_shard(a, s);  // replications K, K + N, ... for `waitroom merge`
@@ -184,28 +209,40 @@ int run_command(const std::vector<std::string>& args) {
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text;
   std::uint64_t users = 0, events = 0;
+  nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
-    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads));
+    progress bar(a.replications, a.quiet);
+    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
+                                [&bar] { bar.advance(); });
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
     }
-    text = format == "json" ? reports::replications_json(s, rs, 0.95, version).dump(2) + "\n"
-                            : reports::replications_table(s, rs, 0.95);
+    if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   } else {
     models::room_result r = models::run_scenario(s, seed);
     users = r.overall.arrived;
     events = r.events;
-    text = format == "json" ? reports::result_json(s, r, version).dump(2) + "\n"
-                            : reports::result_table(s, r);
+    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
+    text = format == "table" ? reports::result_table(s, r) : "";
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (format == "json") text = result.dump(2) + "\n";
+  if (format == "csv") text = reports::run_csv(result);
+  if (a.series) {
+    if (!write_atomically(*a.series, reports::queue_series_csv(result))) {
+      fmt::print(stderr, "waitroom: {}: could not write the series file\n", *a.series);
+      return exit_output;
+    }
+  }
+  if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
   if (a.out) {
     if (!write_atomically(*a.out, text)) {
       fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
@@ -230,20 +267,22 @@ int check_command(const std::vector<std::string>& args) {
     if (!scenarios.back().sla)
       throw sim::input_error(p + ": /sla", "an sla block to check", "none");
   }
-  if (a.out && !a.shard)
-    throw sim::input_error("--out",
-                           "--shard K/N as well (check prints its verdict; --out names "
-                           "a shard file)",
-                           "--out without --shard");
   for (auto& s : scenarios)
     if (a.seed) s.seed = *a.seed;
-  if (a.shard) return check_shard(a, scenarios);  // (scenario, replication) units K mod N
+  // (scenario, replication) units K mod N; --out names the shard file there.
+  if (a.shard) return check_shard(a, scenarios);
   std::vector<std::vector<models::metric_table>> tables;
-  for (const auto& s : scenarios) {
-    tables.emplace_back();
-    for (const auto& r :
-         models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads)))
-      tables.back().push_back(models::tabulate(r));
+  std::size_t total = 0;
+  for (const auto& s : scenarios) total += s.sla->replications;
+  {
+    progress bar(total, a.quiet);
+    for (const auto& s : scenarios) {
+      tables.emplace_back();
+      for (const auto& r :
+           models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads),
+                             [&bar] { bar.advance(); }))
+        tables.back().push_back(models::tabulate(r));
+    }
   }
   return check_output(a, scenarios, tables);  // the same code as `merge` of check shards
 }
@@ -282,8 +321,12 @@ int compare_command(const std::vector<std::string>& args) {
     ptrs.push_back(&s);
   }
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
+  j["tool"] = {{"name", "waitroom"}, {"version", version}};
   std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text = format == "json" ? j.dump(2) + "\n" : reports::compare_table(j);
+  std::string text = format == "json"  ? j.dump(2) + "\n"
+                     : format == "csv" ? reports::compare_csv(j)
+                                       : reports::compare_table(j);
+  if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
   return write_or_print(a, text);
 }
 

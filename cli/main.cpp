@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
+#include "report_command.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
 
@@ -32,11 +34,16 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return sweep_command(args);
     if (cmd == "plan") return plan_command(args);
     if (cmd == "merge") return merge_command(args);
+    if (cmd == "report") return report_command(args);
     fmt::print(stderr,
-               "waitroom: unknown command '{}' (commands: run, check, compare, validate; see "
+               "waitroom: unknown command '{}' (commands: run, check, compare, sweep, merge, plan, "
+               "report, estimate, validate; see "
                "waitroom --help)\n",
                cmd);
     return exit_bad_input;
+  } catch (const help_requested& h) {
+    fmt::print("{}", h.what());
+    return exit_ok;
   } catch (const waitroom::sim::input_error& e) {
     // Every command reports bad input the same way: one line, exit code 2.
     fmt::print(stderr, "waitroom: {}\n", e.what());

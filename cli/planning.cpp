@@ -18,9 +18,12 @@
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
+#include "version.hpp"
 
 namespace waitroom::cli {
 
@@ -98,26 +101,6 @@ std::function<double(double)> parse_tie(const std::string& expr, const std::stri
   }
   throw sim::input_error(where, "an expression in x such as 30-x, x+5 or 2*x", "'" + expr + "'");
 }
-
-// Shows "[k/N] ETA" on a terminal, unless --quiet.
-class progress {
- public:
-  progress(std::size_t total, bool quiet)
-      : total_(total), on_(!quiet && ::isatty(2)), start_(std::chrono::steady_clock::now()) {}
-  void step(std::size_t done) {
-    if (!on_) return;
-    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    double eta = done ? el / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-    fmt::print(stderr, "\r[{}/{}] {:.0f}% ETA {:.0f}s   ", done, total_,
-               100.0 * static_cast<double>(done) / static_cast<double>(total_), eta);
-    if (done == total_) fmt::print(stderr, "\n");
-  }
-
- private:
-  std::size_t total_;
-  bool on_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 struct point_result {
   std::vector<double> values;
@@ -197,7 +180,11 @@ json point_json(const std::vector<axis>& axes, const point_result& p) {
   }
   if (p.scenario.sla) {
     bool pass = true;
-    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+    j["targets"] = json::array();
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
+      pass = pass && o.pass;
+      j["targets"].push_back(reports::sla_outcome_json(p.scenario, o));
+    }
     j["sla_holds"] = pass;
   }
   return j;
@@ -217,6 +204,40 @@ std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_resu
             c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
             models::to_string(m), iv.mean, iv.lo(), iv.hi());
       }
+  return out;
+}
+
+// The grid for people: one line per point and class, waits with their intervals.
+std::string grid_table(const std::vector<axis>& axes, const std::vector<point_result>& points,
+                       std::uint32_t reps) {
+  std::string out = fmt::format("{} replications a point, 95% intervals\n\n", reps);
+  std::size_t w = 10;
+  for (const auto& ax : axes) w = std::max(w, ax.pointer.size());
+  for (const auto& ax : axes) out += fmt::format("{:>{}} ", ax.pointer, w);
+  out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
+                     "p95 wait (s)", "refused share");
+  auto cell = [](const sim::interval& iv) {
+    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", iv.mean, iv.lo(), iv.hi());
+  };
+  for (const auto& p : points) {
+    bool pass = true;
+    if (p.scenario.sla)
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+    const auto nc = static_cast<std::int32_t>(p.scenario.classes.size());
+    for (std::int32_t c = nc > 1 ? -1 : 0; c < nc; ++c) {
+      const bool first = c == (nc > 1 ? -1 : 0);
+      for (std::size_t k = 0; k < axes.size(); ++k)
+        out += first ? fmt::format("{:>{}} ", p.values[k], w) : fmt::format("{:>{}} ", "", w);
+      out += fmt::format(
+          "{:<10} {:>26} {:>26} {:>24}",
+          c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
+          cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
+          cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
+          cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
+      if (first && p.scenario.sla) out += pass ? "   holds" : "   fails";
+      out += "\n";
+    }
+  }
   return out;
 }
 
@@ -240,16 +261,27 @@ std::vector<axis> sweep_axes(const common_args& a) {
 // The sweep's result from complete points: the same bytes however the work was split.
 int sweep_output(const common_args& a, const std::vector<axis>& axes,
                  const std::vector<point_result>& points, std::uint32_t reps) {
-  json j{{"schema_version", 1},
+  json j{{"kind", "sweep"},
+         {"schema_version", 1},
+         {"tool", {{"name", "waitroom"}, {"version", version}}},
          {"replications", reps},
          {"confidence", 0.95},
+         {"axes", json::array()},
          {"points", json::array()}};
+  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+  if (!points.empty()) {
+    j["scenario_name"] = points.front().scenario.name;
+    j["seed"] = points.front().scenario.seed;
+  }
   for (const auto& p : points) j["points"].push_back(point_json(axes, p));
   if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
     return exit_output;
   }
-  return write_or_print(a, j.dump(2) + "\n");
+  if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
+  // A table on a terminal, JSON for files and pipes (what scripts have always read).
+  const bool table = a.format.value_or(!a.out && ::isatty(1) ? "table" : "json") == "table";
+  return write_or_print(a, table ? grid_table(axes, points, reps) : j.dump(2) + "\n");
 }
 
 // What a shard file must record to rebuild the grid at merge time.
@@ -359,11 +391,11 @@ int merge_command(const std::vector<std::string>& args) {
     if (command != "sweep")
       throw sim::input_error(paths[0] + ": /command", "run, check, plan or sweep",
                              "'" + command + "'");
-    if (m.format || m.junit)
-      throw sim::input_error(m.format ? "--format" : "--junit",
-                             "no --format or --junit for a sweep's shards (a sweep writes JSON "
-                             "and --csv)",
-                             m.format ? "--format" : "--junit");
+    if (m.junit || m.format == "csv")
+      throw sim::input_error(m.junit ? "--junit" : "--format csv",
+                             "no --junit or --format csv for a sweep's shards (a sweep writes "
+                             "its table or JSON, and --csv)",
+                             m.junit ? "--junit" : "--format csv");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
     const json& args0 = shards.front()["args"];
     common_args a = m;
@@ -426,6 +458,7 @@ struct plan_setup {
   std::vector<point_result> points;
   std::vector<std::optional<bool>> guess;
   bool any_guess = false;
+  std::uint32_t reps = 0;  // a point's replications: --replications, else the sla block's
 };
 
 plan_setup plan_prepare(const common_args& a) {
@@ -454,7 +487,9 @@ plan_setup plan_prepare(const common_args& a) {
   if (a.search && axes.size() != 1)
     throw sim::input_error("--search", "one --knob (the search bisects along it)",
                            fmt::format("{} knobs", axes.size()));
-  plan_setup out{axes, base, run_grid(a, axes, ties, base.sla->replications, {}, false), {}, false};
+  // --replications overrides the sla block's count for every point.
+  const std::uint32_t reps = a.replications > 1 ? a.replications : base.sla->replications;
+  plan_setup out{axes, base, run_grid(a, axes, ties, reps, {}, false), {}, false, reps};
   for (const auto& p : out.points) {
     out.guess.push_back(closed_form_holds(p.scenario));
     out.any_guess = out.any_guess || out.guess.back().has_value();
@@ -472,13 +507,14 @@ bool point_holds(const point_result& p) {
 // same bytes for a plan and for `merge` of its shards.
 int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
                 const std::string& search_note) {
-  const auto& [axes, base, points, guess, any_guess] = setup;
+  const auto& [axes, base, points, guess, any_guess, reps] = setup;
   auto sla_holds = point_holds;
   std::string out =
       fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
-                  base.sla->targets.size(), base.sla->confidence * 100, base.sla->replications);
+                  base.sla->targets.size(), base.sla->confidence * 100, reps);
   std::vector<bool> holds;
   for (std::size_t i = 0; i < points.size(); ++i) holds.push_back(ran[i] && sla_holds(points[i]));
+  std::vector<bool> pareto(points.size(), false);
   if (axes.size() == 1) {
     // Mean waits of the first two classes, and which points are Pareto-optimal for them.
     const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
@@ -486,9 +522,22 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
       return models::table_interval(points[i].tables, static_cast<std::int32_t>(c),
                                     models::sla_metric::mean_wait_s, base.sla->confidence);
     };
+    // One column per SLA target: its metric's estimate and interval, "!" where it fails, so a
+    // "fails" row says which target failed and by how much.
+    const auto& targets = base.sla->targets;
+    std::vector<std::string> target_heads;
+    std::size_t width = 24;
+    for (const auto& t : targets) {
+      std::string h = fmt::format(
+          "{} {} {}",
+          t.user_class < 0 ? "all" : base.classes[static_cast<std::size_t>(t.user_class)].name,
+          models::to_string(t.metric),
+          t.max ? fmt::format("<= {}", *t.max) : fmt::format(">= {}", *t.min));
+      width = std::max(width, h.size());
+      target_heads.push_back(std::move(h));
+    }
     out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
-    for (std::size_t c = 0; c < nc; ++c)
-      out += fmt::format(" {:>24}", base.classes[c].name + " mean wait (s)");
+    for (const auto& h : target_heads) out += fmt::format(" {:>{}}", h, width);
     out += "   SLA   Pareto";
     out += any_guess ? "  closed form\n" : "\n";
     std::vector<double> feasible;
@@ -504,18 +553,22 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
         dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
       }
       out += fmt::format("{:>12}", points[i].values[0]);
-      for (std::size_t c = 0; c < nc; ++c) {
-        auto iv = mean(i, c);
-        out += fmt::format(" {:>24}",
-                           fmt::format("{:.2f} [{:.2f}, {:.2f}]", iv.mean, iv.lo(), iv.hi()));
-      }
-      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails",
-                         nc == 2 && !dominated ? "*" : "");
+      for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
+        out += fmt::format(" {:>{}}",
+                           fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean,
+                                       o.estimate.lo(), o.estimate.hi(), o.pass ? "  " : " !"),
+                           width);
+      pareto[i] = nc == 2 && !dominated;
+      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", pareto[i] ? "*" : "");
       if (any_guess) out += !guess[i] ? "  -" : *guess[i] ? "  holds" : "  fails";
       while (!out.empty() && out.back() == ' ') out.pop_back();
       out += "\n";
       if (holds[i]) feasible.push_back(points[i].values[0]);
     }
+    out += fmt::format(
+        "(each target: estimate [{:.0f}% interval], ! where it fails; Pareto: on the "
+        "mean waits of the first two classes)\n",
+        base.sla->confidence * 100);
     if (any_guess) {
       // The closed form judges the mean-wait targets only, from point values.
       std::vector<double> guessed;
@@ -568,6 +621,32 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
     fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
     return exit_output;
   }
+  const bool want_json = a.format.value_or("table") == "json";
+  if (want_json || a.html) {
+    // The plan as data: every simulated point with each SLA target's interval and verdict.
+    json j{{"kind", "plan"},
+           {"schema_version", 1},
+           {"tool", {{"name", "waitroom"}, {"version", version}}},
+           {"replications", reps},
+           {"confidence", base.sla->confidence},
+           {"seed", a.seed.value_or(base.seed)},
+           {"scenario_name", base.name},
+           {"scenario", models::to_json(base)},
+           {"axes", json::array()},
+           {"ties", a.ties},
+           {"search", a.search},
+           {"points", json::array()}};
+    for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!ran[i]) continue;
+      json pj = point_json(axes, points[i]);
+      if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
+      if (guess[i]) pj["closed_form_holds"] = *guess[i];
+      j["points"].push_back(std::move(pj));
+    }
+    if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
+    if (want_json) return write_or_print(a, j.dump(2) + "\n");
+  }
   return write_or_print(a, out);
 }
 
@@ -577,6 +656,7 @@ json plan_args(const common_args& a) {
           {"knobs", a.knobs},
           {"ranges", a.ranges},
           {"ties", a.ties},
+          {"replications", a.replications},
           {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
 }
 
@@ -589,8 +669,13 @@ int plan_shard(const common_args& a, plan_setup& setup) {
                            "last verdict, so its work cannot be split in advance; shard the grid "
                            "plan, or each probe's replications with check --shard)",
                            "--search");
+  if ((a.format && *a.format != "json") || a.html)
+    throw sim::input_error(a.html ? "--html" : "--format",
+                           "no --format table or --html with --shard (a shard file is JSON; give "
+                           "them to `waitroom merge`)",
+                           a.html ? "--html" : "'" + *a.format + "'");
   const shard_spec shard = parse_shard(a.shard);
-  const auto reps = setup.base.sla->replications;
+  const auto reps = setup.reps;
   progress bar(setup.points.size(), a.quiet);
   for (std::size_t i = 0; i < setup.points.size(); ++i) {
     run_point(a, setup.points[i], i, reps, shard);
@@ -612,11 +697,11 @@ int plan_shard(const common_args& a, plan_setup& setup) {
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
                const std::vector<json>& shards) {
-  if (m.format || m.junit)
-    throw sim::input_error(m.format ? "--format" : "--junit",
-                           "no --format or --junit for a plan's shards (a plan writes its table "
-                           "and --csv)",
-                           m.format ? "--format" : "--junit");
+  if (m.junit || m.format == "csv")
+    throw sim::input_error(m.junit ? "--junit" : "--format csv",
+                           "no --junit or --format csv for a plan's shards (a plan writes its "
+                           "table or JSON, and --csv)",
+                           m.junit ? "--junit" : "--format csv");
   const json& args = shards.front()["args"];
   common_args a = m;
   a.scenario_path = args["scenario"].get<std::string>();
@@ -625,9 +710,10 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   a.ranges = args["ranges"].get<std::vector<std::string>>();
   a.ties = args["ties"].get<std::vector<std::string>>();
   if (!args["seed"].is_null()) a.seed = args["seed"].get<std::uint64_t>();
+  a.replications = args.value("replications", 1u);
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
-  fill_tables(paths, shards, setup.points, setup.base.sla->replications);
+  fill_tables(paths, shards, setup.points, setup.reps);
   return plan_render(a, setup, std::vector<bool>(setup.points.size(), true), "");
 }
 
@@ -639,7 +725,6 @@ int plan_command(const std::vector<std::string>& args) {
   if (a.shard) return plan_shard(a, setup);
   auto& points = setup.points;
   const auto& axes = setup.axes;
-  const auto& base = setup.base;
   const auto& guess = setup.guess;
   auto sla_holds = point_holds;
   // Which points were simulated: all of them, or (--search) those the bisection needed.
@@ -647,7 +732,7 @@ int plan_command(const std::vector<std::string>& args) {
   std::string search_note;
   auto simulate = [&](std::size_t i) {
     if (ran[i]) return sla_holds(points[i]);
-    run_point(a, points[i], i, base.sla->replications, {});
+    run_point(a, points[i], i, setup.reps, {});
     ran[i] = true;
     return sla_holds(points[i]);
   };
@@ -693,7 +778,11 @@ int plan_command(const std::vector<std::string>& args) {
         axes[0].pointer, points[left].values[0], points[right].values[0], points[*start].values[0],
         simulated, points.size());
   } else {
-    for (std::size_t i = 0; i < points.size(); ++i) simulate(i);
+    progress bar(points.size(), a.quiet);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      simulate(i);
+      bar.advance();
+    }
   }
   return plan_render(a, setup, ran, search_note);
 }

@@ -8,6 +8,9 @@
 
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "sha256.hpp"
 #include "sim/input_error.hpp"
@@ -223,6 +226,10 @@ int run_shard(const common_args& a, const models::scenario& s) {
                            "json or nothing with --shard (a shard file is JSON; "
                            "choose the format at merge)",
                            "'" + *a.format + "'");
+  if (a.html || a.series)
+    throw sim::input_error(a.html ? "--html" : "--series",
+                           "neither with --shard (ask `waitroom merge` for the HTML report)",
+                           a.html ? "--html" : "--series");
   std::vector<std::uint32_t> mine;
   for (std::uint32_t r = 0; r < a.replications; ++r)
     if (shard.mine(r)) mine.push_back(r);
@@ -249,6 +256,10 @@ int run_shard(const common_args& a, const models::scenario& s) {
 
 int merge_run(const common_args& m, const std::vector<std::string>& paths,
               const std::vector<json>& shards) {
+  if (m.junit || m.csv)
+    throw sim::input_error(m.junit ? "--junit" : "--csv",
+                           "no --junit or --csv for run shards (use --format csv)",
+                           m.junit ? "--junit" : "--csv");
   common_args a = m;
   std::uint64_t seed = 0;
   std::uint32_t reps = 0;
@@ -289,10 +300,14 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
           x.waits.push_back(waits_from(ws[c], fmt::format("{}/waits/{}", where, c)));
       }
     });
+  // As unsharded `run --replications`: table, json or csv, and --html.
   const std::string format = m.format.value_or(m.out ? "json" : "table");
-  const std::string text = format == "json"
-                               ? reports::replications_json(s, sums, 0.95, version).dump(2) + "\n"
-                               : reports::replications_table(s, sums, 0.95);
+  nlohmann::json result;
+  if (format != "table" || m.html) result = reports::replications_json(s, sums, 0.95, version);
+  if (m.html && write_html(*m.html, result, s.name) != exit_ok) return exit_output;
+  const std::string text = format == "json"  ? result.dump(2) + "\n"
+                           : format == "csv" ? reports::run_csv(result)
+                                             : reports::replications_table(s, sums, 0.95);
   return write_or_print(m, text);
 }
 
@@ -300,18 +315,25 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
                  const std::vector<std::vector<models::metric_table>>& tables) {
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
   bool all_pass = true;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  std::string text;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const auto& s = scenarios[i];
     auto os = models::evaluate(*s.sla, tables[i]);
     for (const auto& o : os) all_pass = all_pass && o.pass;
-    fmt::print("{}", reports::sla_table(s, os, s.sla->confidence));
+    if (format == "table") text += reports::sla_table(s, os, s.sla->confidence);
     outcomes.emplace_back(&s, std::move(os));
   }
   if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
     fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
     return exit_output;
   }
-  fmt::print("{}\n", all_pass ? "all SLAs hold" : "SLA FAILED");
+  const auto result = reports::check_json(outcomes, version);
+  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
+  text = format == "table" ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
+         : format == "csv" ? reports::check_csv(result)
+                           : result.dump(2) + "\n";
+  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }
 
@@ -328,6 +350,16 @@ std::vector<std::size_t> check_offsets(const std::vector<models::scenario>& scen
 
 int check_shard(const common_args& a, const std::vector<models::scenario>& scenarios) {
   const shard_spec shard = parse_shard(a.shard);
+  // A shard holds tables, not verdicts: the verdict's outputs are chosen at merge.
+  if ((a.format && *a.format != "json") || a.html || a.junit)
+    throw sim::input_error(a.html    ? "--html"
+                           : a.junit ? "--junit"
+                                     : "--format",
+                           "none of --format table|csv, --html or --junit with --shard (a shard "
+                           "file is JSON; give them to `waitroom merge`)",
+                           a.html    ? "--html"
+                           : a.junit ? "--junit"
+                                     : "'" + *a.format + "'");
   const auto offset = check_offsets(scenarios);
   std::vector<std::pair<std::size_t, std::uint32_t>> mine;  // (scenario, replication)
   for (std::size_t i = 0; i < scenarios.size(); ++i)
@@ -352,6 +384,8 @@ int check_shard(const common_args& a, const std::vector<models::scenario>& scena
 
 int merge_check(const common_args& m, const std::vector<std::string>& paths,
                 const std::vector<json>& shards) {
+  if (m.csv)
+    throw sim::input_error("--csv", "no --csv for check shards (use --format csv)", "--csv");
   common_args a = m;
   in_shard(paths[0], [&] {
     const json& args = shards.front().at("args");

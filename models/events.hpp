@@ -28,6 +28,53 @@ enum event_kind : std::uint32_t {
   k_ps_done,      // arg: a generation; processor sharing's next completion
 };
 
+// The kind's name, for messages (the engine's livelock error names the kind it saw).
+inline const char* to_string(event_kind k) {
+  switch (k) {  // no default: -Wswitch names a kind left out
+    case k_arrival:
+      return "arrival";
+    case k_backlog:
+      return "backlog";
+    case k_tick:
+      return "tick";
+    case k_session_end:
+      return "session_end";
+    case k_sample:
+      return "sample";
+    case k_weights:
+      return "weights";
+    case k_aging:
+      return "aging";
+    case k_cancel:
+      return "cancel";
+    case k_return:
+      return "return";
+    case k_compensate:
+      return "compensate";
+    case k_abandon:
+      return "abandon";
+    case k_service_end:
+      return "service_end";
+    case k_capacity:
+      return "capacity";
+    case k_control:
+      return "control";
+    case k_suggest:
+      return "suggest";
+    case k_poll:
+      return "poll";
+    case k_poll_queue:
+      return "poll_queue";
+    case k_reach:
+      return "reach";
+    case k_reclaim:
+      return "reclaim";
+    case k_ps_done:
+      return "ps_done";
+  }
+  return "unknown";
+}
+
 // An arrival event's argument when the arrival process leaves the class to the class mix.
 inline constexpr std::uint32_t draw_class = 0xffffffffu;
 

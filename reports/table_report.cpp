@@ -1,3 +1,8 @@
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "reports/report.hpp"
@@ -12,13 +17,86 @@ std::string seconds(double s) {
   return fmt::format("{:.1f}min", s / 60.0);
 }
 
-std::string row(const std::string& name, const models::wait_stats& w) {
-  return fmt::format("{:<12} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
-                     w.arrived, w.released, w.abandoned, w.waiting_at_end, seconds(w.wait_s.mean()),
-                     seconds(w.wait_ns.quantile(0.5) * 1e-9),
-                     seconds(w.wait_ns.quantile(0.9) * 1e-9),
-                     seconds(w.wait_ns.quantile(0.99) * 1e-9),
-                     seconds(w.wait_ns.quantile(0.999) * 1e-9), seconds(w.wait_s.max()));
+// One unit for a whole column, chosen from its largest value, and enough decimals for four
+// significant digits there: "p95 (s)" over 59.87 and 61.20 rather than "59.87s" beside "1.0min".
+struct column_unit {
+  const char* name;
+  double seconds;
+  int decimals;
+};
+
+column_unit unit_for(double max_s) {
+  column_unit u{"s", 1.0, 0};
+  if (max_s < 1e-3)
+    u = {"us", 1e-6, 0};
+  else if (max_s < 1.0)
+    u = {"ms", 1e-3, 0};
+  else if (max_s >= 1000.0 * 60.0)
+    u = {"h", 3600.0, 0};
+  else if (max_s >= 1000.0)
+    u = {"min", 60.0, 0};
+  const double top = max_s / u.seconds;
+  const int digits = top >= 1.0 ? static_cast<int>(std::floor(std::log10(top))) + 1 : 1;
+  u.decimals = std::clamp(4 - digits, 0, 3);
+  return u;
+}
+
+// The wait statistics shown, in column order.
+std::vector<std::pair<const char*, double>> wait_columns(const models::wait_stats& w) {
+  return {{"mean", w.wait_s.mean()},
+          {"p50", w.wait_ns.quantile(0.5) * 1e-9},
+          {"p90", w.wait_ns.quantile(0.9) * 1e-9},
+          {"p95", w.wait_ns.quantile(0.95) * 1e-9},
+          {"p99", w.wait_ns.quantile(0.99) * 1e-9},
+          {"p99.9", w.wait_ns.quantile(0.999) * 1e-9},
+          {"max", w.wait_s.max()}};
+}
+
+std::string class_table(const models::room_result& r) {
+  std::vector<std::pair<std::string, const models::wait_stats*>> rows;
+  for (std::size_t c = 0; c < r.by_class.size(); ++c)
+    rows.emplace_back(r.class_names[c], &r.by_class[c]);
+  if (r.by_class.size() > 1) rows.emplace_back("all", &r.overall);
+  const auto heads = wait_columns(r.overall);
+  std::vector<column_unit> units;
+  for (std::size_t k = 0; k < heads.size(); ++k) {
+    double top = 0;
+    for (const auto& [name, w] : rows)
+      if (w->wait_s.count() > 0) top = std::max(top, wait_columns(*w)[k].second);
+    units.push_back(unit_for(top));
+  }
+  // Refusals only matter with stock caps: their column appears when there are any.
+  bool refused = false;
+  for (const auto& [name, w] : rows) refused = refused || w->refused > 0;
+  std::string head = fmt::format("{:<12} {:>9} {:>9}", "class", "arrived", "released");
+  std::string unit_row = fmt::format("{:<12} {:>9} {:>9}", "", "", "");
+  if (refused) {
+    head += fmt::format(" {:>8}", "refused");
+    unit_row += fmt::format(" {:>8}", "");
+  }
+  head += fmt::format(" {:>8} {:>8}", "gave up", "waiting");
+  unit_row += fmt::format(" {:>8} {:>8}", "", "");
+  // Units on a line of their own under each wait column keep the table narrow.
+  for (std::size_t k = 0; k < heads.size(); ++k) {
+    head += fmt::format(" {:>9}", heads[k].first);
+    unit_row += fmt::format(" {:>9}", fmt::format("({})", units[k].name));
+  }
+  std::string out = head + "\n" + unit_row + "\n";
+  for (const auto& [name, w] : rows) {
+    out += fmt::format("{:<12} {:>9} {:>9}", name, w->arrived, w->released);
+    if (refused) out += fmt::format(" {:>8}", w->refused);
+    out += fmt::format(" {:>8} {:>8}", w->abandoned, w->waiting_at_end);
+    const auto values = wait_columns(*w);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      // No released user: no wait to show (never a 0 that reads as "no wait").
+      if (w->wait_s.count() == 0)
+        out += fmt::format(" {:>9}", "-");
+      else
+        out += fmt::format(" {:>9.{}f}", values[k].second / units[k].seconds, units[k].decimals);
+    }
+    out += "\n";
+  }
+  return out;
 }
 }  // namespace
 
@@ -28,11 +106,7 @@ std::string result_table(const models::scenario& s, const models::room_result& r
                      models::to_string(s.policy.order), models::to_string(s.release.mode));
   out += fmt::format("simulated {:.1f}s ({}), {} events, peak queue {}\n\n", r.end_time_s,
                      r.stop_reason, r.events, r.peak_queue_length);
-  out += fmt::format("{:<12} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-                     "class", "arrived", "released", "gave up", "waiting", "mean", "p50", "p90",
-                     "p99", "p99.9", "max");
-  for (std::size_t c = 0; c < r.by_class.size(); ++c) out += row(r.class_names[c], r.by_class[c]);
-  if (r.by_class.size() > 1) out += row("all", r.overall);
+  out += class_table(r);
   if (r.by_list.size() > 1) {
     out += fmt::format("\n{:<12} {:>10} {:>10} {:>12}\n", "list", "released", "aged in",
                        "peak length");

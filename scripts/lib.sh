@@ -7,7 +7,8 @@ build_dir="${WAITROOM_BUILD_DIR:-$repo_root/build}"
 
 build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-dev
                 nlohmann-json3-dev libeigen3-dev)
-test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema)
+test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
+               valgrind)
 
 # Installs whichever of the named packages are missing, saying which.
 ensure_packages() {

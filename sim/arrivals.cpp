@@ -40,7 +40,7 @@ arrival_process arrival_process::renewal(distribution interarrival_s) {
   return p;
 }
 
-bool arrival_process::next(rng& r, arrival& out) {
+bool arrival_process::next_slow(rng& r, arrival& out) {
   if (kind_ == kind::renewal) {
     // Accumulated in double seconds and rounded once, as below.
     t_s_ += std::max(0.0, interarrival_s_.sample(r));
@@ -67,11 +67,15 @@ bool arrival_process::next(rng& r, arrival& out) {
         return true;
       }
     }
-    t_s_ = 0.0;
-    for (std::size_t i = 0; i <= segment_; ++i) t_s_ += segments_[i].duration_s;
-    ++segment_;
+    next_segment();
   }
   return false;
+}
+
+void arrival_process::next_segment() {
+  t_s_ = 0.0;
+  for (std::size_t i = 0; i <= segment_; ++i) t_s_ += segments_[i].duration_s;
+  ++segment_;
 }
 
 double arrival_process::expected_count() const {
@@ -89,14 +93,6 @@ class_mix::class_mix(const std::vector<double>& shares) {
     cumulative_.push_back(c);
   }
   if (!cumulative_.empty()) cumulative_.back() = std::numeric_limits<double>::infinity();
-}
-
-std::uint32_t class_mix::draw(rng& r) const {
-  if (cumulative_.size() <= 1) return 0;
-  double u = r.uniform01();
-  std::uint32_t i = 0;
-  while (u >= cumulative_[i]) ++i;
-  return i;
 }
 
 namespace {

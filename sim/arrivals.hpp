@@ -2,6 +2,7 @@
 // Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), renewal
 // (independent interarrival times from any distribution), and replay of a recorded trace. An
 // initial backlog is the model's business (K users at t = 0).
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,11 +39,30 @@ class arrival_process {
   static arrival_process renewal(distribution interarrival_s);
 
   // The next arrival after the previous one; false when the process is exhausted.
-  bool next(rng& r, arrival& out);
+  // Inline: one draw within the current segment; the rest (segment boundaries, replay)
+  // continues out of line exactly where this leaves off.
+  bool next(rng& r, arrival& out) {
+    if (kind_ == kind::piecewise && segment_ < segments_.size()) {
+      const auto& seg = segments_[segment_];
+      if (seg.rate_per_s > 0.0) {
+        double t = t_s_ - std::log(r.uniform_open0()) / seg.rate_per_s;
+        sim_time at = sim_time::from_seconds(t);
+        if (at < segment_end_[segment_]) {
+          t_s_ = t;
+          out = {at, -1};
+          return true;
+        }
+      }
+      next_segment();
+    }
+    return next_slow(r, out);
+  }
   // Expected number of arrivals (infinite for an unbounded Poisson process).
   double expected_count() const;
 
  private:
+  bool next_slow(rng& r, arrival& out);
+  void next_segment();
   enum class kind { piecewise, replay, renewal };
   kind kind_ = kind::piecewise;
   std::vector<rate_segment> segments_;
@@ -58,7 +78,13 @@ class arrival_process {
 class class_mix {
  public:
   explicit class_mix(const std::vector<double>& shares);
-  std::uint32_t draw(rng& r) const;
+  std::uint32_t draw(rng& r) const {
+    if (cumulative_.size() <= 1) return 0;
+    double u = r.uniform01();
+    std::uint32_t i = 0;
+    while (u >= cumulative_[i]) ++i;
+    return i;
+  }
 
  private:
   std::vector<double> cumulative_;

@@ -33,7 +33,7 @@ double sample_gamma(rng& r, double shape) {
   }
 }
 
-double distribution::sample(rng& r) const {
+double distribution::sample_other(rng& r) const {
   switch (kind) {
     case dist_kind::deterministic:
       return a;

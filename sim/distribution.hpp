@@ -1,6 +1,7 @@
 #pragma once
 // Our own distributions (never std::*_distribution, whose output differs between
 // standard libraries). A distribution is a small value type dispatched by a switch.
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,9 +48,16 @@ struct distribution {
     return {dist_kind::empirical, 0, 0, std::move(s)};
   }
 
-  double sample(rng& r) const;
+  // The exponential inline (it is drawn on most events); the rest out of line.
+  double sample(rng& r) const {
+    if (kind == dist_kind::exponential) return -a * std::log(r.uniform_open0());
+    return sample_other(r);
+  }
   double mean() const;
   double second_moment() const;  // E[X^2], used by the analytic checks
+
+ private:
+  double sample_other(rng& r) const;
 };
 
 const char* to_string(dist_kind k);

@@ -3,6 +3,8 @@
 // compiler can inline: no virtual call and no allocation per event.
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "sim/event_queue.hpp"
 
@@ -11,6 +13,20 @@ namespace waitroom::sim {
 struct stop_conditions {
   sim_time horizon = sim_time::max();  // events after this time are not executed
   std::uint64_t max_events = std::numeric_limits<std::uint64_t>::max();
+  // Livelock guard: at most this many events run at one instant; the next one stops the run
+  // with a livelock_error. Legitimate instants stay well below 2^27 (134M): a backlog is one
+  // event whatever its size, and the rest are a few events per user at most (patience, poll,
+  // reach, session end), so reaching it takes over 10^7 users all due at the same
+  // nanosecond (the benchmarks' largest crowd is 10M users over 60 s). A model event that
+  // reschedules itself at the same instant reaches it after 2 to 25 s of CPU (15 to 185 ns
+  // an event), well inside a test's timeout.
+  std::uint64_t max_same_instant = std::uint64_t{1} << 27;
+};
+
+// A model bug, not bad input: events kept coming at one instant without time advancing.
+class livelock_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
 };
 
 enum class stop_reason { drained, horizon, max_events };
@@ -39,7 +55,8 @@ class simulator {
   }
 
   // Model must provide `void handle(const event&)` and `bool done() const` (true stops the
-  // run before the queue empties, e.g. when only self-rescheduling ticks remain).
+  // run before the queue empties, e.g. when only self-rescheduling ticks remain). It may
+  // provide `const char* event_name(std::uint32_t kind) const` for the livelock message.
   template <class Model>
   stop_reason run(Model& model, const stop_conditions& stop) {
     while (!queue_.empty()) {
@@ -50,7 +67,13 @@ class simulator {
       }
       if (executed_ >= stop.max_events) return stop_reason::max_events;
       event e = queue_.pop();
-      now_ = e.time();
+      // The livelock guard costs a compare and an increment per event.
+      if (e.time_ns != now_.ns()) {
+        now_ = e.time();
+        same_instant_ = 0;
+      } else if (++same_instant_ >= stop.max_same_instant) {
+        livelock(model, e);
+      }
       ++executed_;
       model.handle(e);
     }
@@ -58,9 +81,23 @@ class simulator {
   }
 
  private:
+  template <class Model>
+  [[noreturn, gnu::noinline, gnu::cold]] void livelock(const Model& model, const event& e) {
+    std::string kind = std::to_string(e.kind);
+    if constexpr (requires { model.event_name(e.kind); })
+      kind += std::string(" (") + model.event_name(e.kind) + ")";
+    throw livelock_error("livelock: more than " + std::to_string(same_instant_) +
+                         " events at t = " + std::to_string(e.time_ns) + " ns (" +
+                         std::to_string(e.time().seconds()) +
+                         " s) without time advancing, the last of event kind " + kind + ", phase " +
+                         std::to_string(e.phase()) +
+                         "; a model event keeps rescheduling itself at the same instant");
+  }
+
   event_queue queue_;
   sim_time now_;
   std::uint64_t executed_ = 0;
+  std::uint64_t same_instant_ = 0;  // events since time last advanced
 };
 
 }  // namespace waitroom::sim

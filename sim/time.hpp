@@ -13,8 +13,8 @@ class sim_time {
   constexpr sim_time() = default;
   static constexpr sim_time from_ns(std::int64_t ns) { return sim_time{ns}; }
   // Rounds to the nearest nanosecond; callers validate the range first.
-  static sim_time from_seconds(double s) { return sim_time{std::llround(s * 1e9)}; }
-  static sim_time from_ms(double ms) { return sim_time{std::llround(ms * 1e6)}; }
+  static constexpr sim_time from_seconds(double s) { return sim_time{round_half_away(s * 1e9)}; }
+  static constexpr sim_time from_ms(double ms) { return sim_time{round_half_away(ms * 1e6)}; }
   static constexpr sim_time max() { return sim_time{std::numeric_limits<std::int64_t>::max()}; }
 
   constexpr std::int64_t ns() const { return ns_; }
@@ -31,6 +31,19 @@ class sim_time {
   }
 
  private:
+  // std::llround, inline: it was a libm call on every scheduled event (4% of the
+  // instructions of a priority M/M/1). x - trunc(x) is exact for any double within the
+  // int64 range, so halves round away from zero exactly as llround rounds them.
+  static constexpr std::int64_t round_half_away(double x) {
+    auto i = static_cast<std::int64_t>(x);
+    const double frac = x - static_cast<double>(i);
+    if (frac >= 0.5)
+      ++i;
+    else if (frac <= -0.5)
+      --i;
+    return i;
+  }
+
   constexpr explicit sim_time(std::int64_t ns) : ns_(ns) {}
   std::int64_t ns_ = 0;
 };

@@ -30,6 +30,7 @@ class queues {
   std::uint32_t list_count() const { return static_cast<std::uint32_t>(sizes_.size()); }
   // The first user of a non-empty list (sorted sets only).
   std::uint32_t head(std::uint32_t list) const { return lists_[list]->tree().at(0).id; }
+  std::size_t set_size(std::uint32_t user_class) const { return sets_[user_class].size(); }
   // A lottery with these class weights: per class, the expected number of users now waiting
   // who will be drawn before one of its users, sum over the others of w_j / (w_i + w_j)
   // (sequential weighted draws; later arrivals not counted).

@@ -5,10 +5,13 @@
 namespace waitroom::models {
 
 std::vector<room_result> replicate(const scenario& s, std::uint64_t seed,
-                                   std::uint32_t replications, unsigned threads) {
+                                   std::uint32_t replications, unsigned threads,
+                                   const std::function<void()>& on_done) {
   std::vector<room_result> out(replications);
-  sim::parallel_for(replications, threads,
-                    [&](std::size_t r) { out[r] = run_scenario(s, seed, r); });
+  sim::parallel_for(replications, threads, [&](std::size_t r) {
+    out[r] = run_scenario(s, seed, r);
+    if (on_done) on_done();
+  });
   return out;
 }
 

@@ -2,13 +2,16 @@
 // Independent replications of one scenario: replication r draws from streams keyed by
 // (seed, r), so the results do not depend on how many threads ran them.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/room/room.hpp"
 
 namespace waitroom::models {
 
+// on_done (optional) is called after each replication finishes, from the thread that ran it.
 std::vector<room_result> replicate(const scenario& s, std::uint64_t seed,
-                                   std::uint32_t replications, unsigned threads);
+                                   std::uint32_t replications, unsigned threads,
+                                   const std::function<void()>& on_done = {});
 
 }  // namespace waitroom::models

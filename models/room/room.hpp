@@ -11,6 +11,7 @@
 
 #include "models/admission/orders.hpp"
 #include "models/backend/backend.hpp"
+#include "models/events.hpp"
 #include "models/polling/waiting_page.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/queues.hpp"
@@ -42,6 +43,9 @@ class room {
   // The engine's interface.
   void handle(const sim::event& e);
   bool done() const;
+  const char* event_name(std::uint32_t k) const {  // for the engine's livelock message
+    return to_string(static_cast<event_kind>(k));
+  }
 
   std::size_t memory_bytes() const;
   const std::vector<double>& batch_means() const { return warmup_.batch_means(); }

@@ -653,6 +653,11 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   s.policy = read_policy(top, s.classes, s.skus, s.lists, s.compensation);
   s.route = route_users(top, s.classes, s.skus, s.lists);
   s.release = read_release(top, s.classes, s.lists);
+  if (s.compensation && s.release.selection.kind == selection_kind::lottery)
+    throw sim::input_error(file + ": /queue/compensation",
+                           "no temporary-VIP credits with a lottery (a draw ignores scores, so a "
+                           "credit could change nothing)",
+                           "compensation with selection kind lottery");
   s.admission = read_admission(top);
   s.backend = read_backend(top, s.release.mode == release_mode::tick);
   if (s.release.controller.kind != controller_kind::fixed && !s.backend)

@@ -257,7 +257,11 @@ class order_tree {
 
   // The child whose subtree holds the key: the last child whose minimum is <= key.
   std::uint32_t route(const inner& in, const probe& key) const {
-    std::uint32_t lo = 1, hi = in.n;  // find first i in [1, n) with key < min[i]
+    // Arrivals scored by arrival time land in the last child (at the tail, among that
+    // millisecond's ties): one comparison instead of a binary search at every level.
+    if (in.n > 1 && !probe_less(key, in.min_score[in.n - 1], in.min_id[in.n - 1])) return in.n - 1;
+    // Otherwise the first i in [1, n - 1) with key < min[i].
+    std::uint32_t lo = 1, hi = in.n > 1 ? in.n - 1 : in.n;
     while (lo < hi) {
       std::uint32_t mid = (lo + hi) / 2;
       if (probe_less(key, in.min_score[mid], in.min_id[mid]))

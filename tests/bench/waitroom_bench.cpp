@@ -1,23 +1,39 @@
-// waitroom_bench: end-to-end throughput and memory of the engine on the issue's two
-// reference workloads. Reports the median of several runs (this machine is noisy).
+// waitroom_bench: throughput and memory of the engine on the reference workloads, each
+// measured against a plain baseline in the same invocation (docs/perf.md).
 //
-//   waitroom_bench [--runs N] [--scale F] [--only NAME]
+//   waitroom_bench [--rounds N] [--scale F] [--only A,B,...] [--presale FILE]
+//   waitroom_bench --once NAME [--scale F]     (one run in this process: the perf gate)
 //
 // (a) priority_mm1: two-class non-preemptive priority M/M/1 (lambda 0.2 + 0.6, mu 1),
 //     10M customers, level-prefix policy, concurrency release with one slot.
+//     Baseline: plain_mm1, the same queue as a plain heap-and-two-FIFOs loop.
 // (b) flash_crowd: 10M users arrive within 60 s, 20% VIP with a 10 s offset, 200 ms ticks
-//     releasing 3,334 users each (drains in about 10 minutes).
+//     releasing 3,334 users each (drains in about 10 minutes), and the same crowd under
+//     every selection policy. Baseline: pbds_flash, the same crowd on a GNU pb_ds tree.
+//
+// Every run is a forked child, so its max RSS is its own. Rounds alternate the order of
+// workload and baseline, and ratios are the median of per-round ratios: on a shared
+// machine the load changes between rounds, much less within one.
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "baselines.hpp"
+#include "models/room/replicate.hpp"
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
@@ -93,18 +109,6 @@ std::vector<workload> workloads(double scale) {
                     "wait_scale_s": 60})")}};
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-long max_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
 // Bytes per member of the sorted set alone (tree plus a store of integer members with
 // stored scores), for three insertion orders.
 void zset_memory(std::uint32_t n) {
@@ -134,49 +138,345 @@ void zset_memory(std::uint32_t n) {
   }
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+long max_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// "AMD EPYC (family 26, model 2)": some hypervisors hide the marketing name, so the family
+// and model numbers go beside it.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown", family, model;
+  auto value = [&] { return line.substr(line.find(':') + 2); };
+  while (std::getline(in, line) && line.find(':') != std::string::npos) {
+    if (line.rfind("model name", 0) == 0)
+      name = value();
+    else if (line.rfind("cpu family", 0) == 0)
+      family = value();
+    else if (line.rfind("model\t", 0) == 0)
+      model = value();
+  }
+  return family.empty() ? name : fmt::format("{} (family {}, model {})", name, family, model);
+}
+
+// One measured run. Trivially copyable: it crosses a pipe from the child.
+struct measurement {
+  double wall_s = 0;
+  std::uint64_t customers = 0;
+  std::uint64_t events = 0;
+  std::uint64_t peak_waiting = 0;
+  std::uint64_t model_bytes = 0;  // the model's own peak count; 0 where it keeps none
+  long max_rss_kib = 0;           // filled in by the parent from wait4
+  bool ok = false;
+
+  double rate() const { return wall_s > 0 ? static_cast<double>(customers) / wall_s : 0.0; }
+};
+
+struct job {
+  std::string name;
+  std::function<measurement()> run;
+};
+
+// Kept out of line so that `valgrind --toggle-collect=*measured_region*` counts exactly the
+// simulation (not start-up or scenario parsing) in the perf gate.
+[[gnu::noinline]] measurement measured_region(const job& j) {
+  return j.run();
+}
+
+measurement timed(const std::function<measurement()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  measurement m = f();
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.ok = true;
+  return m;
+}
+
+// Runs `j` in a forked child; the child's max RSS is its own (plus the few MiB of this
+// small parent it inherits).
+measurement in_child(const job& j) {
+  std::fflush(stdout);
+  int fd[2];
+  if (pipe(fd) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    measurement m = timed([&] { return measured_region(j); });
+    auto n = write(fd[1], &m, sizeof m);
+    _exit(n == static_cast<ssize_t>(sizeof m) ? 0 : 1);
+  }
+  close(fd[1]);
+  measurement m;
+  bool got = pid > 0 && read(fd[0], &m, sizeof m) == static_cast<ssize_t>(sizeof m);
+  close(fd[0]);
+  int status = 0;
+  rusage u{};
+  if (pid > 0) wait4(pid, &status, 0, &u);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "waitroom_bench: {} failed (status {})\n", j.name, status);
+    return {};
+  }
+  m.max_rss_kib = u.ru_maxrss;
+  return m;
+}
+
+struct options {
+  int rounds = 5;
+  double scale = 1.0;
+  std::vector<std::string> only;
+  std::string presale;
+  std::string once;
+  bool selected(const std::string& n) const {
+    return only.empty() || std::find(only.begin(), only.end(), n) != only.end();
+  }
+};
+
+measurement from_room(const models::room_result& r) {
+  measurement m;
+  m.customers = r.overall.arrived;
+  m.events = r.events;
+  m.peak_waiting = r.peak_queue_length;
+  m.model_bytes = r.peak_memory_bytes;
+  return m;
+}
+
+measurement from_baseline(const bench::baseline_result& b) {
+  measurement m;
+  m.customers = b.customers;
+  m.events = b.events;
+  m.peak_waiting = b.peak_waiting;
+  return m;
+}
+
+// Every job at this scale, baselines first. `round` picks the seed.
+std::vector<job> all_jobs(const options& o, const std::vector<models::scenario>& scenarios,
+                          const std::vector<std::string>& names, std::uint64_t round) {
+  const double n = 10e6 * o.scale;
+  std::vector<job> out;
+  out.push_back(
+      {"plain_mm1", [=] { return from_baseline(bench::plain_priority_mm1(n / 0.8, round + 1)); }});
+  out.push_back(
+      {"pbds_flash", [=] {
+         return from_baseline(bench::pbds_flash_crowd(
+             static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n / 3000.0 + 1), round + 1));
+       }});
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const models::scenario* s = &scenarios[i];
+    out.push_back({names[i], [=] { return from_room(models::run_scenario(*s, 1, round)); }});
+  }
+  return out;
+}
+
+const char* baseline_of(const std::string& workload) {
+  if (workload == "priority_mm1") return "plain_mm1";
+  if (workload.rfind("flash", 0) == 0) return "pbds_flash";
+  return nullptr;
+}
+
+void print_targets_line(const char* what, double value, double target, bool at_least) {
+  bool met = at_least ? value >= target : value <= target;
+  fmt::print("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, value, at_least ? ">=" : "<=", target,
+             met ? "met" : "NOT MET");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 5;
-  double scale = 1.0;
-  std::string only;
+  options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--scale" && i + 1 < argc) {
-      scale = std::atof(argv[++i]);
-    } else if (a == "--only" && i + 1 < argc) {
-      only = argv[++i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "waitroom_bench: {} needs a value\n", a);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--rounds" || a == "--runs") {
+      o.rounds = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--scale") {
+      o.scale = std::atof(value().c_str());
+      if (!(o.scale > 0)) {
+        fmt::print(stderr, "waitroom_bench: --scale expects a positive number\n");
+        return 2;
+      }
+    } else if (a == "--only") {
+      std::string list = value();
+      for (std::size_t p = 0; p <= list.size();) {
+        auto c = list.find(',', p);
+        if (c == std::string::npos) c = list.size();
+        if (c > p) o.only.push_back(list.substr(p, c - p));
+        p = c + 1;
+      }
+    } else if (a == "--presale") {
+      o.presale = value();
+    } else if (a == "--once") {
+      o.once = value();
     } else {
-      fmt::print(stderr, "usage: waitroom_bench [--runs N] [--scale F] [--only WORKLOAD|zset]\n");
+      fmt::print(stderr,
+                 "usage: waitroom_bench [--rounds N] [--scale F] [--only A,B,...] "
+                 "[--presale FILE] | --once NAME [--scale F]\n");
       return 2;
     }
   }
-  fmt::print("{:<20} {:>11} {:>14} {:>14} {:>12} {:>16} {:>12}\n", "workload", "customers",
-             "customers/s", "events/s", "wall_s", "bytes/waiting", "peak_wait");
-  for (const auto& w : workloads(scale)) {
-    if (!only.empty() && w.name != only) continue;
-    auto s = models::parse_scenario(models::parse_json_text(w.json, w.name), w.name, ".");
-    std::vector<double> cps, eps, wall, bpu;
-    std::uint64_t customers = 0, peak = 0;
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      auto res = models::run_scenario(s, 1, static_cast<std::uint64_t>(r));
-      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      customers = res.overall.arrived;
-      peak = res.peak_queue_length;
-      cps.push_back(static_cast<double>(customers) / dt);
-      eps.push_back(static_cast<double>(res.events) / dt);
-      wall.push_back(dt);
-      bpu.push_back(peak ? static_cast<double>(res.peak_memory_bytes) / static_cast<double>(peak)
-                         : 0.0);
-    }
-    fmt::print("{:<20} {:>11} {:>14.0f} {:>14.0f} {:>12.3f} {:>16.1f} {:>12}\n", w.name, customers,
-               median(cps), median(eps), median(wall), median(bpu), peak);
+
+  std::vector<models::scenario> scenarios;
+  std::vector<std::string> names;
+  for (const auto& w : workloads(o.scale)) {
+    scenarios.push_back(
+        models::parse_scenario(models::parse_json_text(w.json, w.name), w.name, "."));
+    names.push_back(w.name);
   }
-  if (only.empty() || only == "zset")
-    zset_memory(static_cast<std::uint32_t>(1e6 * std::max(scale, 0.01)));
-  fmt::print("process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);
+
+  if (!o.once.empty()) {  // one run in this process, for callgrind
+    for (const auto& j : all_jobs(o, scenarios, names, 0))
+      if (j.name == o.once) {
+        measurement m = measured_region(j);
+        fmt::print("{} customers={} events={}\n", j.name, m.customers, m.events);
+        return 0;
+      }
+    fmt::print(stderr, "waitroom_bench: --once: no job named '{}'\n", o.once);
+    return 2;
+  }
+
+  // What runs: the selected workloads, their baselines, and flash_crowd beside any other
+  // policy (the policies are quoted as ratios to it).
+  std::vector<std::string> run_names;
+  for (const auto& n : names)
+    if (o.selected(n)) {
+      if (const char* b = baseline_of(n))
+        if (std::find(run_names.begin(), run_names.end(), b) == run_names.end())
+          run_names.push_back(b);
+      if (n.rfind("flash", 0) == 0 &&
+          std::find(run_names.begin(), run_names.end(), "flash_crowd") == run_names.end())
+        run_names.push_back("flash_crowd");
+      if (std::find(run_names.begin(), run_names.end(), n) == run_names.end())
+        run_names.push_back(n);
+    }
+  std::optional<models::scenario> presale;
+  if (o.selected("replications") && !o.presale.empty())
+    presale = models::parse_scenario(models::read_json_file(o.presale), o.presale, ".");
+
+  fmt::print("CPU: {} ({} logical CPUs online); scale {} ({:.0f} users), {} rounds\n", cpu_model(),
+             sysconf(_SC_NPROCESSORS_ONLN), o.scale, 10e6 * o.scale, o.rounds);
+  std::map<std::string, std::vector<measurement>> runs;
+  std::vector<double> t1, t2;
+  for (int r = 0; r < o.rounds; ++r) {
+    auto jobs = all_jobs(o, scenarios, names, static_cast<std::uint64_t>(r));
+    std::vector<const job*> order;
+    for (const auto& n : run_names)
+      for (const auto& j : jobs)
+        if (j.name == n) order.push_back(&j);
+    if (r % 2) std::reverse(order.begin(), order.end());  // alternate who runs first
+    for (const job* j : order) {
+      measurement m = in_child(*j);
+      if (!m.ok) return 1;
+      runs[j->name].push_back(m);
+    }
+    if (presale) {
+      for (int k = 0; k < 2; ++k) {
+        unsigned threads = (r + k) % 2 ? 2 : 1;
+        job rep{"replications", [&] {
+                  auto res = models::replicate(*presale, presale->seed, 8, threads);
+                  measurement m;
+                  for (const auto& x : res) m.customers += x.overall.arrived;
+                  return m;
+                }};
+        measurement m = in_child(rep);
+        if (!m.ok) return 1;
+        (threads == 1 ? t1 : t2).push_back(m.wall_s);
+      }
+    }
+    fmt::print(stderr, "round {}/{} done\n", r + 1, o.rounds);
+  }
+
+  auto ratio_to = [&](const std::string& a, const std::string& b) {
+    std::vector<double> q;
+    for (std::size_t i = 0; i < runs[a].size() && i < runs[b].size(); ++i)
+      if (runs[b][i].rate() > 0) q.push_back(runs[a][i].rate() / runs[b][i].rate());
+    return median(q);
+  };
+  auto rates = [&](const std::string& a) {
+    std::vector<double> v;
+    for (const auto& m : runs[a]) v.push_back(m.rate());
+    return median(v);
+  };
+  auto bytes_model = [&](const std::string& a) {
+    const auto& m = runs[a].back();
+    return m.peak_waiting && m.model_bytes
+               ? static_cast<double>(m.model_bytes) / static_cast<double>(m.peak_waiting)
+               : 0.0;
+  };
+  auto bytes_rss = [&](const std::string& a) {
+    long rss = 0;
+    for (const auto& m : runs[a]) rss = std::max(rss, m.max_rss_kib);
+    const auto peak = runs[a].back().peak_waiting;
+    return peak ? static_cast<double>(rss) * 1024.0 / static_cast<double>(peak) : 0.0;
+  };
+
+  fmt::print("\n{:<22} {:>11} {:>12} {:>11} {:>12} {:>7} {:>10} {:>10} {:>10} {:>9}\n", "workload",
+             "customers", "customers/s", "baseline", "baseline/s", "ratio", "B/wait mdl",
+             "B/wait RSS", "peak wait", "RSS MiB");
+  for (const auto& n : run_names) {
+    const auto& m = runs[n].back();
+    const char* b = baseline_of(n);
+    long rss = 0;
+    for (const auto& x : runs[n]) rss = std::max(rss, x.max_rss_kib);
+    double bm = bytes_model(n);
+    fmt::print("{:<22} {:>11} {:>12.0f} {:>11} {:>12} {:>7} {:>10} {:>10.1f} {:>10} {:>9.1f}\n", n,
+               m.customers, rates(n), b ? b : "-", b ? fmt::format("{:.0f}", rates(b)) : "-",
+               b ? fmt::format("{:.2f}", ratio_to(n, b)) : "-",
+               bm > 0 ? fmt::format("{:.1f}", bm) : "-", bytes_rss(n), m.peak_waiting,
+               static_cast<double>(rss) / 1024.0);
+  }
+
+  bool any_policy = false;
+  for (const auto& n : run_names)
+    if (n.rfind("flash_", 0) == 0 && n != "flash_crowd") any_policy = true;
+  if (any_policy) {
+    fmt::print("\nratio to flash_crowd (offset policy), median of per-round ratios:\n");
+    for (const auto& n : run_names)
+      if (n.rfind("flash_", 0) == 0 && n != "flash_crowd")
+        fmt::print("  {:<24} {:.2f}\n", n, ratio_to(n, "flash_crowd"));
+  }
+  double speedup = 0;
+  if (!t1.empty() && !t2.empty()) {
+    std::vector<double> q;
+    for (std::size_t i = 0; i < t1.size() && i < t2.size(); ++i) q.push_back(t1[i] / t2[i]);
+    speedup = median(q);
+    fmt::print(
+        "\nreplications: 8 of {} on 1 thread {:.3f} s, on 2 threads {:.3f} s (medians); "
+        "speed-up {:.2f} (median of per-round ratios)\n",
+        o.presale, median(t1), median(t2), speedup);
+  }
+
+  fmt::print("\ntargets (issue 13, ratios in this run):\n");
+  if (runs.count("priority_mm1"))
+    print_targets_line("(a) priority_mm1 / plain_mm1", ratio_to("priority_mm1", "plain_mm1"), 0.8,
+                       true);
+  if (runs.count("flash_crowd")) {
+    print_targets_line("(b) flash_crowd / pbds_flash", ratio_to("flash_crowd", "pbds_flash"), 3.5,
+                       true);
+    print_targets_line("(b) bytes per waiting user, model's count", bytes_model("flash_crowd"), 40,
+                       false);
+    print_targets_line("(b) bytes per waiting user, max RSS / peak waiting",
+                       bytes_rss("flash_crowd"), 40, false);
+    for (const auto& n : run_names)
+      if (n.rfind("flash_", 0) == 0 && n != "flash_crowd")
+        print_targets_line(fmt::format("{} / flash_crowd", n).c_str(), ratio_to(n, "flash_crowd"),
+                           0.5, true);
+  }
+  if (speedup > 0) print_targets_line("replications, 2 threads / 1 thread", speedup, 1.9, true);
+
+  if (o.selected("zset")) zset_memory(static_cast<std::uint32_t>(1e6 * std::max(o.scale, 0.01)));
+  fmt::print("bench process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);
   return 0;
 }

@@ -27,6 +27,14 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// Every spawned program gets a time limit, so a hang fails the case with a message instead
+// of waiting for ctest's timeout (coreutils' timeout exits with 124 when it fires).
+constexpr int program_timeout_s = 60;
+constexpr int timed_out = 124;
+std::string bounded(const std::string& args) {
+  return "timeout -k 5 " + std::to_string(program_timeout_s) + " " + WAITROOM_BINARY + " " + args;
+}
+
 outcome run(const std::string& args) {
   static int n = 0;
   // ctest runs each case in its own process, in parallel: the pid keeps files apart.
@@ -34,9 +42,10 @@ outcome run(const std::string& args) {
   fs::create_directories(dir);
   fs::path out = dir / ("out" + std::to_string(n) + ".txt");
   fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
-  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " >" + out.string() + " 2>" +
-                    err.string() + " </dev/null";
+  std::string cmd = bounded(args) + " >" + out.string() + " 2>" + err.string() + " </dev/null";
   int status = std::system(cmd.c_str());
+  if (WEXITSTATUS(status) == timed_out)
+    ADD_FAILURE() << "waitroom " << args << " ran longer than " << program_timeout_s << " s";
   return {WEXITSTATUS(status), slurp(out), slurp(err)};
 }
 
@@ -110,7 +119,7 @@ TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
 
   auto fmt = run("run --format xml");
   EXPECT_EQ(fmt.code, 2);
-  EXPECT_NE(fmt.err.find("--format: expected table or json, found 'xml'"), std::string::npos);
+  EXPECT_NE(fmt.err.find("--format: expected table, json or csv, found 'xml'"), std::string::npos);
 
   auto unwritable = run("run " + scenario("clinic.json") + " --out /nonexistent/dir/r.json");
   EXPECT_EQ(unwritable.code, 4);
@@ -331,8 +340,8 @@ TEST(Cli, ShardsRunAsSeparateProcessesMergeToTheUnshardedSweep) {
   // Three shards at once, as a job array would run them.
   std::string cmd;
   for (int k = 0; k < 3; ++k)
-    cmd += std::string(WAITROOM_BINARY) + " " + args + " --shard " + std::to_string(k) +
-           "/3 --out " + (dir / ("s" + std::to_string(k) + ".json")).string() + " & ";
+    cmd += bounded(args) + " --shard " + std::to_string(k) + "/3 --out " +
+           (dir / ("s" + std::to_string(k) + ".json")).string() + " & ";
   cmd += "wait";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto merged = run("merge " + (dir / "s1.json").string() + " " + (dir / "s0.json").string() + " " +
@@ -519,7 +528,29 @@ TEST(Cli, ShardedCheckMergesToTheUnshardedVerdictAndJunit) {
   auto pm = run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3]);
   EXPECT_EQ(pm.code, 0) << pm.err;
   EXPECT_EQ(pm.out, pass.out);
-  EXPECT_EQ(run("check " + scenario("priority_mm1.json") + " --out x.json").code, 2);
+  // Merged shards print and write what the unsharded check does, in every format; without
+  // --shard, --out is check's result file.
+  for (const std::string f : {"json", "csv", "table"}) {
+    auto whole =
+        run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000 --format " + f);
+    ASSERT_EQ(whole.code, 0) << whole.err;
+    auto merged_f =
+        run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3] + " --format " + f);
+    EXPECT_EQ(merged_f.code, 0) << merged_f.err;
+    EXPECT_EQ(merged_f.out, whole.out) << f;
+  }
+  const auto whole_file = (dir / "whole.json").string(),
+             merged_file = (dir / "merged.json").string();
+  ASSERT_EQ(run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000 --out " +
+                whole_file)
+                .code,
+            0);
+  ASSERT_EQ(
+      run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3] + " --out " + merged_file)
+          .code,
+      0);
+  EXPECT_FALSE(slurp(whole_file).empty());
+  EXPECT_EQ(slurp(merged_file), slurp(whole_file));
   // Shards of different commands never merge.
   auto r = run_shards(
       "run " + scenario("priority_mm1.json") + " --replications 4 --set /run/horizon_s=1000", 4,
@@ -615,4 +646,121 @@ TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
       "sweep " + scenario("clinic.json") + " --vary /release/batch=5:6:1 --replications 2 --quiet",
       3, dir, "sw");
   EXPECT_EQ(run("merge " + files[0] + " " + files[1] + " " + sweep[2]).code, 2);
+}
+
+// Issue 11: help per command, progress only on a terminal, check/plan/sweep outputs for
+// people and programs, HTML reports from saved results.
+TEST(Cli, EachCommandsHelpListsEveryOptionItAccepts) {
+  auto plan = run("plan --help");
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  for (const char* o : {"--set", "--seed", "--threads", "--replications", "--out", "--format",
+                        "--html", "--csv", "--quiet", "--knob", "--range", "--tie", "--search"})
+    EXPECT_NE(plan.out.find(o), std::string::npos) << o << "\n" << plan.out;
+  EXPECT_NE(plan.out.find("STEP defaults to (HI - LO) / 20"), std::string::npos);
+  auto check = run("check --help");
+  for (const char* o : {"--set", "--seed", "--junit", "--format", "--out", "--html", "--quiet"})
+    EXPECT_NE(check.out.find(o), std::string::npos) << o << "\n" << check.out;
+  // The help is the parser's own list: an option it does not list is refused.
+  EXPECT_EQ(check.out.find("--knob"), std::string::npos);
+  EXPECT_EQ(run("check " + scenario("clinic.json") + " --knob /x").code, 2);
+  EXPECT_NE(run("merge --help").out.find("--html"), std::string::npos);
+  EXPECT_NE(run("report --help").out.find("--out FILE"), std::string::npos);
+}
+
+TEST(Cli, ProgressLineOnlyOnATerminalAndNeverWhenQuiet) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_tty_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Twelve concert replications on one thread take about two seconds (three took half a
+  // second after the engine's speed-ups): long enough to show.
+  std::string cmd = std::string(WAITROOM_BINARY) + " run " + scenario("concert_presale.json") +
+                    " --replications 12 --threads 1 >/dev/null";
+  auto tty = [&](const std::string& extra, const std::string& name) {
+    fs::path log = dir / name;
+    std::string s = "script -qec '" + cmd + extra + "' /dev/null >" + log.string() + " 2>&1";
+    EXPECT_EQ(std::system(s.c_str()), 0);
+    return slurp(log);
+  };
+  EXPECT_NE(tty("", "tty.txt").find("[12/12] 100% ETA"), std::string::npos);
+  EXPECT_EQ(tty(" --quiet", "quiet.txt").find("ETA"), std::string::npos);
+  auto piped = run("run " + scenario("concert_presale.json") + " --replications 3 --threads 1");
+  EXPECT_EQ(piped.err.find("ETA"), std::string::npos) << piped.err;
+}
+
+TEST(Cli, CheckWritesJsonAndPlanShowsEveryTargetWithItsInterval) {
+  auto j = run("check " + scenario("clinic.json") + " --format json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto c = nlohmann::json::parse(j.out);
+  EXPECT_EQ(c["kind"], "check");
+  EXPECT_EQ(c["pass"], true);
+  ASSERT_EQ(c["scenarios"][0]["targets"].size(), 3u);
+  for (const auto& t : c["scenarios"][0]["targets"]) {
+    EXPECT_LE(t["ci"][0].get<double>(), t["estimate"].get<double>());
+    EXPECT_LE(t["estimate"].get<double>(), t["ci"][1].get<double>());
+  }
+  auto plan = run("plan " + scenario("clinic_ratio_plan.json") +
+                  " --knob /release/selection/weights/0 --range 3:9:6 --tie "
+                  "/release/selection/weights/1=30-x --replications 3 --quiet");
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("vip mean_wait_s <= 20"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("normal mean_wait_s <= 120"), std::string::npos);
+  EXPECT_NE(plan.out.find(" !"), std::string::npos);  // x = 3 fails the VIP target
+  EXPECT_NE(plan.out.find("3 replications a point"), std::string::npos);
+  auto pj = run("plan " + scenario("clinic_ratio_plan.json") +
+                " --knob /release/selection/weights/0 --range 3:9:6 --tie "
+                "/release/selection/weights/1=30-x --replications 3 --quiet --format json");
+  auto p = nlohmann::json::parse(pj.out);
+  EXPECT_EQ(p["kind"], "plan");
+  ASSERT_EQ(p["points"].size(), 2u);
+  EXPECT_EQ(p["points"][0]["sla_holds"], false);
+  EXPECT_EQ(p["points"][0]["targets"][0]["pass"], false);
+}
+
+TEST(Cli, RunTableShowsP95WithOneUnitPerColumnAndSweepATable) {
+  auto r = run("run " + scenario("concert_presale.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line, head, units;
+  while (std::getline(lines, line))
+    if (line.rfind("class ", 0) == 0) {
+      head = line;
+      std::getline(lines, units);
+      break;
+    }
+  EXPECT_NE(head.find("p95"), std::string::npos) << r.out;
+  // One unit per wait column, on its own line: 7 columns, no unit inside the figures.
+  EXPECT_EQ(std::count(units.begin(), units.end(), '('), 7) << units;
+  EXPECT_EQ(r.out.find("min "), std::string::npos) << r.out;
+  auto sweep = run("sweep " + scenario("clinic.json") +
+                   " --vary /release/batch=6:7:1 --replications 3 --quiet --format table");
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("mean wait (s)"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.out.find("holds"), std::string::npos) << sweep.out;
+}
+
+TEST(Cli, ReportRendersASavedResultAsOneSelfContainedPage) {
+  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_html_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path json = dir / "r.json", html = dir / "r.html";
+  ASSERT_EQ(run("run " + scenario("clinic.json") + " --out " + json.string()).code, 0);
+  auto r = run("report " + json.string());  // default: r.html beside r.json
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string page = slurp(html);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("default-src 'none'"), std::string::npos);  // no request leaves the page
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_NE(page.find("\"kind\":\"run\""), std::string::npos);
+  EXPECT_NE(page.find("online-clinic"), std::string::npos);
+  auto direct = run("run " + scenario("clinic.json") + " --html " + (dir / "d.html").string());
+  ASSERT_EQ(direct.code, 0) << direct.err;
+  // The same result gives the same page, but for the source it names.
+  std::string same = page, from = "\"source\":\"" + json.string() + "\"";
+  ASSERT_NE(same.find(from), std::string::npos);
+  same.replace(same.find(from), from.size(), "\"source\":\"online-clinic\"");
+  EXPECT_EQ(slurp(dir / "d.html"), same);
+  auto bad = run("report " + scenario("clinic.json"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("expected the JSON result of waitroom run"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(scenario("clinic.html")));
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -54,6 +55,47 @@ struct counting_model {
   bool done() const { return false; }
 };
 }  // namespace
+
+// The queue's room grows exactly as push_back grows a vector (results report memory_bytes).
+TEST(EventQueue, GrowsAsAVectorGrows) {
+  for (std::size_t reserved : {std::size_t{0}, std::size_t{5}}) {
+    event_queue q;
+    std::vector<event> v;
+    q.reserve(reserved);
+    v.reserve(reserved);
+    rng r(5);
+    for (int i = 0; i < 3000; ++i) {
+      if (r.below(3) == 0 && !q.empty()) {
+        q.pop();
+        v.pop_back();
+      } else {
+        q.push(sim_time::from_ns(static_cast<std::int64_t>(r.below(100))), 0, 0, 0);
+        v.push_back({});
+      }
+      ASSERT_EQ(q.size(), v.size());
+      ASSERT_EQ(q.memory_bytes(), v.capacity() * sizeof(event)) << "step " << i;
+    }
+  }
+}
+
+// sim_time rounds without libm; it must round exactly as std::llround does, or every
+// scheduled time (and every result) would move.
+TEST(SimTime, RoundsExactlyAsLlround) {
+  rng r(11);
+  auto check = [](double s) {
+    ASSERT_EQ(sim_time::from_seconds(s).ns(), std::llround(s * 1e9)) << s;
+    ASSERT_EQ(sim_time::from_ms(s).ns(), std::llround(s * 1e6)) << s;
+  };
+  for (double s : {0.0, -0.0, 0.5e-9, 1.5e-9, 2.5e-9, -0.5e-9, -2.5e-9, 0.49999999999999994e-9,
+                   1e-10, 123.4567891235, -7.0000000005, 3.0e9, -3.0e9, max_input_seconds})
+    check(s);
+  for (int i = 0; i < 200000; ++i) {
+    // Within the range callers validate (max_input_seconds, about 2^31.6 s).
+    const double magnitude = std::ldexp(1.0, static_cast<int>(r.below(92)) - 60);
+    check((r.uniform01() - 0.3) * magnitude);                // fractions of every size, both signs
+    check(static_cast<double>(r.below(1u << 30)) * 0.5e-9);  // exact halves of a nanosecond
+  }
+}
 
 TEST(Simulator, StopsAtHorizonAndMaxEvents) {
   simulator s;

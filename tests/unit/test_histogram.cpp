@@ -72,3 +72,72 @@ TEST(Histogram, MergeEqualsSingleHistogram) {
   EXPECT_EQ(ma.min(), mall.min());
   EXPECT_EQ(ma.count(), mall.count());
 }
+
+TEST(Histogram, NearestRankQuantilesOfSmallExactSamples) {
+  // Values below 256 have a bucket each, so these quantiles are exact: nearest rank
+  // (the ceil(q n)-th smallest), never an interpolation and never the next bucket.
+  log_histogram h;
+  for (std::int64_t v : {4, 2, 1, 3}) h.add(v);
+  EXPECT_EQ(h.quantile(0.25), 1.0);
+  EXPECT_EQ(h.quantile(0.5), 2.0);
+  EXPECT_EQ(h.quantile(0.6), 3.0);  // rank ceil(2.4) = 3
+  EXPECT_EQ(h.quantile(0.75), 3.0);
+  EXPECT_EQ(h.quantile(1.0), 4.0);
+  EXPECT_EQ(h.quantile(0.0), 1.0);  // rank 0 clamps to the smallest
+  // The same samples split over two histograms and merged.
+  log_histogram a, b;
+  a.add(1);
+  a.add(3);
+  b.add(2);
+  b.add(4);
+  a.merge(b);
+  EXPECT_EQ(a.count(), 4u);
+  EXPECT_EQ(a.quantile(0.25), 1.0);
+  EXPECT_EQ(a.quantile(0.5), 2.0);
+  EXPECT_EQ(a.quantile(1.0), 4.0);
+  EXPECT_EQ(a.min(), 1u);
+  EXPECT_EQ(a.max(), 4u);
+  // Merged into an empty histogram: the same figures, min included.
+  log_histogram e;
+  e.merge(a);
+  EXPECT_EQ(e.min(), 1u);
+  EXPECT_EQ(e.max(), 4u);
+  EXPECT_EQ(e.quantile(0.25), 1.0);
+}
+
+TEST(Histogram, QuantileAtWideBucketEdgesIsTheBucketMidpoint) {
+  // From 256 buckets are 2 wide: [256, 258) and [258, 260). The median of 256, 257, 258, 259
+  // is in the first, reported at its midpoint 256.5; the 75th percentile at 258.5.
+  log_histogram h;
+  for (std::int64_t v : {256, 257, 258, 259}) h.add(v);
+  EXPECT_EQ(log_histogram::upper_bound(log_histogram::index_of(256)), 258u);
+  EXPECT_EQ(h.quantile(0.5), 256.5);
+  EXPECT_EQ(h.quantile(0.75), 258.5);
+  // A single value is reported as itself: the midpoint is clamped to [min, max].
+  log_histogram one;
+  one.add(259);
+  EXPECT_EQ(one.quantile(0.5), 259.0);
+}
+
+TEST(Moments, MatchTheTwoPassFormulasAndMergeExactly) {
+  running_moments a, b, all;
+  const std::vector<double> xs = {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};  // mean 5, ss 32
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    (i < 3 ? a : b).add(xs[i]);
+    all.add(xs[i]);
+  }
+  EXPECT_DOUBLE_EQ(all.mean(), 5.0);
+  EXPECT_DOUBLE_EQ(all.variance(), 32.0 / 7.0);
+  EXPECT_DOUBLE_EQ(all.stddev(), std::sqrt(32.0 / 7.0));
+  EXPECT_EQ(all.min(), 2.0);
+  EXPECT_EQ(all.max(), 9.0);
+  a.merge(b);
+  EXPECT_EQ(a.count(), 8u);
+  EXPECT_DOUBLE_EQ(a.mean(), 5.0);
+  EXPECT_NEAR(a.variance(), 32.0 / 7.0, 1e-12);
+  EXPECT_EQ(a.min(), 2.0);
+  EXPECT_EQ(a.max(), 9.0);
+  running_moments empty;
+  empty.merge(all);
+  EXPECT_DOUBLE_EQ(empty.variance(), 32.0 / 7.0);
+}

@@ -77,3 +77,42 @@ TEST(Selector, ProbabilisticStartFollowsTheProbabilities) {
   auto d = counts(s, {10, 0, 10}, n, r);
   EXPECT_NEAR(d[2], 0.1 * n, 5 * std::sqrt(n * 0.1 * 0.9));
 }
+
+TEST(Selector, RatioWithThreeListsGivesExactSharesInEveryBlock) {
+  // Two lists hide a wrong update of the credits (subtracting the two weights in play is the
+  // total); a third list with weights 3:2:1 shows it: every block of 6 picks is exactly 3, 2, 1.
+  selection_spec spec;
+  spec.kind = selection_kind::ratio;
+  spec.weights = {3, 2, 1};
+  list_selector s(spec, 3);
+  sim::rng r(1);
+  for (int block = 0; block < 20; ++block)
+    ASSERT_EQ(counts(s, {100, 100, 100}, 6, r), (std::vector<int>{3, 2, 1, 0})) << block;
+  // Four lists, 4:3:2:1, every block of 10.
+  spec.weights = {4, 3, 2, 1};
+  list_selector four(spec, 4);
+  for (int block = 0; block < 20; ++block)
+    ASSERT_EQ(counts(four, {100, 100, 100, 100}, 10, r), (std::vector<int>{4, 3, 2, 1, 0}))
+        << block;
+}
+
+TEST(Selector, RatioInterleavesLikeNginxAndRestartsTheRoundOnANewRatio) {
+  // nginx's smooth weighted round-robin with weights a = 5, b = 1, c = 1 picks
+  // a a b a c a a: the heavy list's picks spread out, ties go to the first list.
+  selection_spec spec;
+  spec.kind = selection_kind::ratio;
+  spec.weights = {5, 1, 1};
+  list_selector s(spec, 3);
+  sim::rng r(1);
+  auto sequence = [&](int n) {
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i) out.push_back(s.pick({9, 9, 9}, r));
+    return out;
+  };
+  EXPECT_EQ(sequence(7), (std::vector<int>{0, 0, 1, 0, 2, 0, 0}));
+  // Changed three picks into a round, the new ratio starts a round of its own (carried-over
+  // credit would give 2 2 0 2 2 2 1).
+  EXPECT_EQ(sequence(3), (std::vector<int>{0, 0, 1}));
+  s.set_weights({1, 1, 5});
+  EXPECT_EQ(sequence(7), (std::vector<int>{2, 2, 0, 2, 1, 2, 2}));
+}

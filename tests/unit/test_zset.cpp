@@ -154,6 +154,50 @@ TEST(Zset, RandomisedAgainstReference) {
   EXPECT_EQ(z.zcount({100}, {900, true}), in_range);
 }
 
+// The flash crowd's pattern against std::set: scores are arrival milliseconds with many
+// ties at the tail (the tree's fast path into its last child), a fifth scored 10 s back
+// (into the middle), batches popped from the head, ranks checked throughout.
+TEST(Zset, TailTiesAndOffsetsAgainstReference) {
+  token_zset z(99);
+  auto key = [&](double s, std::uint32_t id) { return std::pair{s, z.store().token(id)}; };
+  std::set<std::pair<double, std::uint64_t>> ref;
+  std::vector<double> score_of;
+  waitroom::sim::rng r(21);
+  std::uint32_t next_id = 0;
+  for (int ms = 0; ms < 30000; ++ms) {
+    for (auto k = r.below(12); k > 0; --k) {
+      const double s = r.below(5) == 0 ? ms - 10000.0 : ms;
+      z.zadd(s, next_id);
+      ref.insert(key(s, next_id));
+      score_of.push_back(s);
+      ++next_id;
+    }
+    if (ms % 200 == 199) {
+      for (auto& [m, s] : z.zpopmin(static_cast<std::int64_t>(r.below(1500)))) {
+        ASSERT_EQ(key(s, m), *ref.begin());
+        ref.erase(ref.begin());
+      }
+      ASSERT_TRUE(z.tree().check()) << "ms " << ms;
+    }
+    if (ms % 97 == 0 && !ref.empty()) {  // a rank and a removal somewhere in the set
+      auto it = std::next(ref.begin(), static_cast<std::ptrdiff_t>(r.below(ref.size())));
+      const auto rank = static_cast<std::int64_t>(std::distance(ref.begin(), it));
+      auto [m, s] = z.zrange(rank, rank)[0];
+      ASSERT_EQ(key(s, m), *it);
+      ASSERT_EQ(*z.zrank(m), static_cast<std::uint64_t>(rank));
+      ASSERT_EQ(z.zrem(m), 1);
+      ref.erase(it);
+    }
+    ASSERT_EQ(z.zcard(), ref.size());
+  }
+  ASSERT_TRUE(z.tree().check());
+  std::size_t i = 0;
+  for (auto& [m, s] : z.zrange(0, -1)) {
+    auto it = std::next(ref.begin(), static_cast<std::ptrdiff_t>(i++));
+    ASSERT_EQ(key(s, m), *it);
+  }
+}
+
 TEST(Zset, SequentialInsertsPackLeavesDensely) {
   token_zset z(1);
   const std::uint32_t n = 200000;
@@ -166,4 +210,61 @@ TEST(Zset, SequentialInsertsPackLeavesDensely) {
   EXPECT_EQ(popped, n / 2);
   EXPECT_EQ(*z.zrank(n / 2), 0u);
   ASSERT_TRUE(z.tree().check());
+}
+
+TEST(Zset, RangeByScoreLimitCountsLikeRedis) {
+  string_zset z;
+  for (int i = 0; i < 5; ++i) z.zadd(i, "m" + std::to_string(i));
+  // LIMIT offset 0 is an empty reply; a negative count means all from the offset.
+  EXPECT_TRUE(z.zrangebyscore({-inf}, {inf}, 0, 0).empty());
+  EXPECT_EQ(z.zrangebyscore({-inf}, {inf}, 3, -1), (pairs{{"m3", 3}, {"m4", 4}}));
+  EXPECT_EQ(z.zrangebyscore({1}, {3, true}, 0, 5), (pairs{{"m1", 1}, {"m2", 2}}));
+  EXPECT_EQ(*z.zrevrank("m0"), 4u);
+  EXPECT_EQ(*z.zrevrank("m4"), 0u);
+}
+
+TEST(Zset, RandomisedLargeSetKeepsItsCountsAgainstReference) {
+  // RandomisedAgainstReference pops up to 40 members one step in ten, so its set stays a few
+  // members in one leaf and never reaches the inner nodes' counts. Here pops are rare and
+  // small: the set grows to ~30,000 members over hundreds of leaves while members are
+  // re-scored, removed and ranked.
+  token_zset z(777);
+  auto key = [&](double s, std::uint32_t id) { return std::pair{s, z.store().token(id)}; };
+  std::set<std::pair<double, std::uint64_t>> ref;
+  std::vector<double> score_of(40000, std::nan(""));
+  waitroom::sim::rng r(8);
+  for (int step = 0; step < 120000; ++step) {
+    auto id = static_cast<std::uint32_t>(r.below(40000));
+    std::uint64_t op = r.below(100);
+    if (op < 70) {  // add or re-score
+      double s = static_cast<double>(r.below(5000));
+      if (!std::isnan(score_of[id])) ref.erase(key(score_of[id], id));
+      z.zadd(s, id);
+      score_of[id] = s;
+      ref.insert(key(s, id));
+    } else if (op < 85) {
+      bool present = !std::isnan(score_of[id]);
+      ASSERT_EQ(z.zrem(id), present ? 1 : 0);
+      if (present) ref.erase(key(score_of[id], id));
+      score_of[id] = std::nan("");
+    } else if (op < 86) {
+      for (auto& [m, s] : z.zpopmin(2)) {
+        ASSERT_EQ(key(s, m), *ref.begin());
+        ref.erase(ref.begin());
+        score_of[m] = std::nan("");
+      }
+    } else if (step % 64 == 0 && !std::isnan(score_of[id])) {  // std::distance is linear
+      auto it = ref.find(key(score_of[id], id));
+      ASSERT_EQ(*z.zrank(id), static_cast<std::uint64_t>(std::distance(ref.begin(), it)));
+    }
+    ASSERT_EQ(z.zcard(), ref.size());
+    if (step % 10000 == 0) {
+      ASSERT_TRUE(z.tree().check()) << "step " << step;
+    }
+  }
+  EXPECT_GT(z.tree().leaf_count(), 200u);  // inner nodes were exercised
+  ASSERT_TRUE(z.tree().check());
+  std::size_t in_range = 0;
+  for (auto& k : ref) in_range += k.first >= 1000 && k.first < 4000;
+  EXPECT_EQ(z.zcount({1000}, {4000, true}), in_range);
 }

@@ -120,6 +120,33 @@ TEST(PolicyClaims, RatioScheduleChangesTheSplitAtItsTime) {
   EXPECT_EQ(r.lost_release_units, 0u);
 }
 
+TEST(PolicyClaims, RatioWithThreeListsReleasesExactSharesEveryRound) {
+  // 300 users of each of three classes wait at opening (a trace, so the counts are exact),
+  // each class in its own list; 6 released per second with weights 3:2:1. After 10 rounds:
+  // exactly 30, 20 and 10, and every list keeps users throughout (no share is passed on).
+  std::string body;
+  for (int i = 0; i < 300; ++i) body += "0,gold\n0,silver\n0,bronze\n";
+  std::string path = testing::TempDir() + "/" + std::to_string(::getpid()) + "_three.csv";
+  std::ofstream(path) << body;
+  auto s = scenario_from(R"({"name": "three",
+    "classes": [{"name": "gold", "share": 0.2}, {"name": "silver", "share": 0.3},
+                {"name": "bronze", "share": 0.5}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                         path + R"("},
+    "queue": {"policy": "fifo", "lists": [{"name": "gold", "classes": ["gold"]},
+                                          {"name": "silver", "classes": ["silver"]},
+                                          {"name": "bronze", "classes": ["bronze"]}]},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 6,
+                "selection": {"kind": "ratio", "weights": [3, 2, 1]}},
+    "run": {"horizon_s": 10.5}})");
+  auto r = models::run_scenario(s, 1);
+  ASSERT_EQ(r.by_list.size(), 3u);
+  EXPECT_EQ(r.by_list[0].released, 30u);
+  EXPECT_EQ(r.by_list[1].released, 20u);
+  EXPECT_EQ(r.by_list[2].released, 10u);
+  EXPECT_EQ(r.lost_release_units, 0u);
+}
+
 TEST(PolicyClaims, ScoreNoiseLargerThanTheOffsetErasesTheVipAdvantage) {
   // Offset 10 s. Without noise VIPs wait much less than normal users; with a random suffix of
   // up to 10^5 s the order is a lottery (the 10 s offset shifts a user by 10^-4 of the noise range)

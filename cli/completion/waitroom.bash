@@ -1,0 +1,19 @@
+# bash completion for waitroom: commands, then each command's options as its own --help lists
+# them (so it never goes stale), then files. Installed by `cmake --install` to
+# share/bash-completion/completions; or `source cli/completion/waitroom.bash`.
+_waitroom() {
+  local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}"
+  local commands="run check compare sweep merge plan report estimate validate"
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
+    return
+  fi
+  if [[ "$cur" == --* ]]; then
+    local opts
+    opts="$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z-]*' | sort -u)"
+    mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
+    return
+  fi
+  mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+}
+complete -o filenames -F _waitroom waitroom

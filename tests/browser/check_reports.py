@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Renders an HTML report of every kind from the shipped scenarios and checks each in headless
+Chromium: no console error or exception, no request leaving the file, every chart drew data
+(points given and coloured pixels in its plot area), the 1M-user concert's report under 2 MB.
+Saves a full-page PNG of each beside the reports (OUT_DIR/NAME.png).
+
+usage: check_reports.py --binary build/cli/waitroom --source-dir . --out-dir build/browser
+       [--chromium /usr/bin/chromium] [--only NAME ...] [--copy-to docs/img/reports]
+Exit 0 all good, 1 a check failed, 77 Chromium missing (ctest: skipped)."""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+MAX_CONCERT_BYTES = 2 * 1024 * 1024
+TOTAL_TIMEOUT_S = 900
+
+
+def reports(binary, src, out):
+    """(name, commands producing OUT/name.html); a command is a list of arguments."""
+    sc = lambda name: os.path.join(src, "scenarios", name)  # noqa: E731
+    o = lambda name: os.path.join(out, name)  # noqa: E731
+    w = binary
+    plan_knob = ["--knob", "/release/selection/weights/0", "--range", "1:29:2",
+                 "--tie", "/release/selection/weights/1=30-x", "--set", "/sla/replications=5"]
+    return [
+        # A single run, written directly with --html.
+        ("run_polling", [[w, "run", sc("concert_polling.json"), "--format", "json",
+                          "--out", o("run_polling.json"), "--html", o("run_polling.html")]]),
+        ("run_concert", [[w, "run", sc("concert_presale.json"), "--format", "json",
+                          "--out", o("run_concert.json"), "--html", o("run_concert.html")]]),
+        ("run_backend", [[w, "run", sc("clinic_degrading_backend.json"), "--out",
+                          o("run_backend.json")],
+                         [w, "report", o("run_backend.json"), "--out", o("run_backend.html")]]),
+        ("run_stock", [[w, "run", sc("flash_sale_stock.json"), "--out", o("run_stock.json")],
+                       [w, "report", o("run_stock.json")]]),
+        # Replications, from the saved JSON.
+        ("replications", [[w, "run", sc("clinic_ratio.json"), "--replications", "8",
+                           "--out", o("replications.json")],
+                          [w, "report", o("replications.json")]]),
+        ("compare", [[w, "compare", sc("clinic_ratio.json"), "--replications", "6",
+                      "--variant", "15to15:/release/selection/weights=[15,15]",
+                      "--variant", "fifo:/queue/policy=fifo",
+                      "--out", o("compare.json"), "--html", o("compare.html")]]),
+        ("sweep", [[w, "sweep", sc("clinic_ratio_plan.json"), "--vary",
+                    "/release/selection/weights/0=2:26:4", "--replications", "4", "--quiet",
+                    "--out", o("sweep.json")],
+                   [w, "report", o("sweep.json")]]),
+        ("plan", [[w, "plan", sc("clinic_ratio_plan.json"), *plan_knob, "--quiet",
+                   "--format", "json", "--out", o("plan.json"), "--html", o("plan.html")]]),
+        ("plan_2d", [[w, "plan", sc("clinic_ratio_plan.json"), "--knob",
+                      "/release/selection/weights/0", "--range", "4:16:4", "--knob",
+                      "/release/batch", "--range", "26:34:4", "--set", "/sla/replications=4",
+                      "--quiet", "--format", "json", "--out", o("plan_2d.json")],
+                     [w, "report", o("plan_2d.json")]]),
+        # A tighter VIP limit (1 s) fails in the clinic and holds in the dual queue: both colours.
+        ("check", [[w, "check", sc("clinic.json"), sc("clinic_ratio.json"), "--set",
+                    "/sla/targets/0/max=1", "--format", "json", "--out", o("check.json"),
+                    "--html", o("check.html")]]),
+    ]
+
+
+def check_page(browser, html, png):
+    """Opens html; returns the report's self-check and every problem found."""
+    session = browser.open("file://" + os.path.abspath(html))
+    checks = browser.evaluate(session, "window.waitroomSelfCheck ? "
+                              "window.waitroomSelfCheck() : null")
+    browser.screenshot(session, png)
+    problems = browser.problems(session)
+    if checks is None:
+        problems.append("the report's script did not run (no waitroomSelfCheck)")
+    elif not checks:
+        problems.append("no chart or table drawn")
+    else:
+        for c in checks:
+            if c["points"] <= 0 or c["pixels"] <= 0:
+                problems.append("chart '%s' drew no data (%d points, %d coloured pixels)"
+                                % (c["title"], c["points"], c["pixels"]))
+    return checks, problems
+
+
+def self_test(browser, good_html, out_dir):
+    """The checks themselves: a good report passes; the same report with a console error, a
+    request to the network, or every series emptied must each be caught."""
+    with open(good_html, encoding="utf-8") as f:
+        page = f.read()
+    marker = '<script type="application/json" id="waitroom-data">'
+    broken = {
+        "console_error": page.replace("<body>", "<body><script>console.error('boom')</script>", 1),
+        "network": page.replace("<body>", "<body><img src=\"http://127.0.0.1:9/x.png\">", 1),
+        # Every histogram bucket and sample emptied: the charts still build, with nothing in them.
+        "empty_data": page.replace(marker, marker.replace("waitroom-data", "waitroom-unused") +
+                                   "{}</script>" + marker, 1).replace(
+            "<script>\n", "<script>\n(function(){const e=document.getElementById('waitroom-data');"
+            "const d=JSON.parse(e.textContent);for(const c of d.result.classes.concat([d.result.overall]))"
+            "c.wait_histogram.buckets=[];const q=d.result.queue_length;for(const k of Object.keys(q.by_class))"
+            "q.by_class[k]=q.by_class[k].map(()=>null);q.length=q.length.map(()=>null);"
+            "q.released_since_previous=q.released_since_previous.map(()=>null);"
+            "e.textContent=JSON.stringify(d);})();\n", 1),
+    }
+    failures = []
+    _, problems = check_page(browser, good_html, os.path.join(out_dir, "self_test_good.png"))
+    if problems:
+        failures.append("self-test: the good report was flagged: %s" % problems)
+    for name, text in broken.items():
+        path = os.path.join(out_dir, "self_test_%s.html" % name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        _, problems = check_page(browser, path, os.path.join(out_dir, "self_test_%s.png" % name))
+        if not problems:
+            failures.append("self-test: a report with %s was not caught" % name)
+        else:
+            print("self-test %-14s caught: %s" % (name, problems[0]))
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--copy-to", help="also copy each PNG here (docs/img/reports)")
+    args = ap.parse_args()
+    if not os.access(args.chromium, os.X_OK):
+        print("check_reports: Chromium not found (scripts/test installs Debian's chromium)")
+        return 77
+    os.makedirs(args.out_dir, exist_ok=True)
+
+    def too_long(signum, frame):
+        raise TimeoutError("the browser test took longer than %d s" % TOTAL_TIMEOUT_S)
+
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TOTAL_TIMEOUT_S)
+    failures = []
+    todo = [r for r in reports(args.binary, args.source_dir, args.out_dir)
+            if not args.only or r[0] in args.only]
+    for name, commands in todo:
+        for cmd in commands:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            if r.returncode not in (0, 1):  # check exits 1 when an SLA fails: still a report
+                failures.append("%s: %s exited %d: %s" % (name, " ".join(cmd[1:3]), r.returncode,
+                                                          r.stderr.strip()))
+    with cdp.Browser(args.chromium, timeout_s=60) as browser:
+        good = os.path.join(args.out_dir, "run_stock.html")
+        if os.path.exists(good):
+            failures += self_test(browser, good, args.out_dir)
+        for name, _ in todo:
+            html = os.path.join(args.out_dir, name + ".html")
+            if not os.path.exists(html):
+                failures.append("%s: no report written" % name)
+                continue
+            size = os.path.getsize(html)
+            if name == "run_concert" and size > MAX_CONCERT_BYTES:
+                failures.append("%s: %d bytes, more than 2 MB" % (name, size))
+            png = os.path.join(args.out_dir, name + ".png")
+            checks, problems = check_page(browser, html, png)
+            charts = sum(1 for c in checks or [] if not c["table"])
+            print("%-14s %7d bytes  %2d charts  %s  %s" % (
+                name, size, charts, "ok" if not problems else "FAILED", png))
+            failures += ["%s: %s" % (name, p) for p in problems]
+            if args.copy_to and not problems:
+                os.makedirs(args.copy_to, exist_ok=True)
+                shutil.copy(png, os.path.join(args.copy_to, name + ".png"))
+    signal.alarm(0)
+    for f in failures:
+        print("FAILED " + f)
+    print("%d passed, %d failed" % (len(todo) - len({f.split(":")[0] for f in failures}),
+                                     len({f.split(":")[0] for f in failures})))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
