@@ -77,17 +77,40 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (kind == command_kind::estimate || kind == command_kind::run ||
       kind == command_kind::compare || kind == command_kind::sweep || kind == command_kind::plan)
     add("replications", po::value<std::uint32_t>()->value_name("R"), reps_text);
-  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check ||
-      kind == command_kind::sweep || kind == command_kind::plan || kind == command_kind::merge)
+  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::sweep ||
+      kind == command_kind::plan || kind == command_kind::merge || kind == command_kind::estimate)
     add("out", po::value<std::string>()->value_name("FILE"),
-        "write the result to FILE (JSON unless --format says otherwise); it appears only when "
-        "the command succeeded");
+        kind == command_kind::run || kind == command_kind::sweep || kind == command_kind::plan
+            ? "write the result to FILE (JSON unless --format says otherwise); it appears only "
+              "when the command succeeded; with --shard, the shard file for `waitroom merge`"
+            : "write the result to FILE (JSON unless --format says otherwise); it appears only "
+              "when the command succeeded");
+  if (kind == command_kind::check)
+    add("out", po::value<std::string>()->value_name("FILE"),
+        "write the verdicts to FILE (JSON unless --format says otherwise); with --shard, the "
+        "shard file for `waitroom merge`");
   if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check)
     add("format", po::value<std::string>()->value_name("F"),
         "table (default without --out), json (default with --out) or csv");
-  if (kind == command_kind::sweep || kind == command_kind::merge)
+  if (kind == command_kind::sweep)
     add("format", po::value<std::string>()->value_name("F"),
         "table (default on a terminal without --out) or json (default otherwise)");
+  if (kind == command_kind::merge)
+    add("format", po::value<std::string>()->value_name("F"),
+        "as the sharded command's --format: table or json, and csv for merged check shards");
+  if (kind == command_kind::estimate)
+    add("format", po::value<std::string>()->value_name("F"),
+        "table (default without --out) or json (default with --out)");
+  if (kind == command_kind::run || kind == command_kind::check || kind == command_kind::plan)
+    add("shard", po::value<std::string>()->value_name("K/N"),
+        kind == command_kind::run
+            ? "run only shard K of N of the replications and write a shard file (--out) for "
+              "`waitroom merge`"
+        : kind == command_kind::check
+            ? "run only shard K of N of the (scenario, replication) units and write a shard "
+              "file (--out) for `waitroom merge`"
+            : "evaluate only shard K of N of a grid plan's points and write a shard file for "
+              "`waitroom merge`");
   if (kind == command_kind::plan)
     add("format", po::value<std::string>()->value_name("F"),
         "table (default) or json (every point with each SLA target's interval)");
@@ -108,6 +131,9 @@ common_args parse_args(const std::string& command, const std::vector<std::string
         "a variant of SCENARIO (repeatable); assignments separated by \",/\"");
   if (kind == command_kind::check)
     add("junit", po::value<std::string>()->value_name("FILE"), "also write JUnit XML for CI");
+  if (kind == command_kind::merge)
+    add("junit", po::value<std::string>()->value_name("FILE"),
+        "merged check shards: also write JUnit XML for CI");
   if (kind == command_kind::sweep || kind == command_kind::plan || kind == command_kind::merge)
     add("csv", po::value<std::string>()->value_name("FILE"),
         "also write the grid as CSV (point, class, metric, estimate, interval)");
@@ -188,8 +214,8 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("format")) {
     a.format = vm["format"].as<std::string>();
     // CSV where a result has a table's shape: run's classes, compare's metrics, check's targets.
-    const bool csv_ok =
-        kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check;
+    const bool csv_ok = kind == command_kind::run || kind == command_kind::compare ||
+                        kind == command_kind::check || kind == command_kind::merge;
     if (*a.format != "table" && *a.format != "json" && (!csv_ok || *a.format != "csv"))
       throw sim::input_error("--format", csv_ok ? "table, json or csv" : "table or json",
                              "'" + *a.format + "'");

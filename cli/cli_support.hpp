@@ -33,7 +33,7 @@ struct common_args {
   std::optional<std::string> csv;
   bool quiet = false;
   bool search = false;               // plan: bisect from the closed form's first guess
-  std::optional<std::string> shard;  // sweep: K/N
+  std::optional<std::string> shard;  // run, check, sweep: K/N
   std::optional<std::string> trace;  // run: JSON Lines file
   std::optional<double> trace_from, trace_to;
   std::optional<std::string> trace_users;

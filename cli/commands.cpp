@@ -23,6 +23,7 @@
 #include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
 #include "reports/report.hpp"
+#include "shard.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
@@ -37,10 +38,11 @@ std::string usage() {
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
                [--out FILE] [--format table|json|csv] [--series FILE] [--html FILE]
-               [--replications R] [--threads T] [--quiet]
+               [--replications R] [--threads T] [--quiet] [--shard K/N]
                [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
   waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
                [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
+               [--shard K/N --out FILE]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
                [--html FILE]
@@ -48,12 +50,15 @@ usage:
                [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
                [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
+               [--format table|json|csv] [--junit FILE]
   waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
                [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
                [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]
+               [--shard K/N --out FILE]
   waitroom report RESULT.json [--out report.html]
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
+               [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom COMMAND --help     every option of one command
   waitroom --help | --version
@@ -68,14 +73,16 @@ commands:
              replications) and show paired differences with intervals
   sweep      a grid over any JSON pointers; per point and class, mean, p95 and
              refused share with intervals, and whether the SLA holds (JSON, CSV)
-  merge      combine the files of `sweep --shard K/N` (K = 0..N-1, one process
-             each: a job array) into exactly what one unsharded sweep writes
+  merge      combine the files of `run`, `check`, `sweep` or `plan --shard K/N` (K = 0..N-1,
+             one process each: a job array) into exactly what the unsharded command
+             writes; shards of another scenario content are refused (exit 2)
   plan       search knobs for the settings where every SLA of the scenario holds
              (on confidence bounds): for one knob the feasible range and the Pareto
              front of the first two classes' waits, for two the feasible region.
              --tie sets another pointer from the first knob x (e.g. 30-x)
   estimate   the closed form that matches SCENARIO (Erlang C, Pollaczek-Khinchine,
-             Cobham) beside the simulated mean waits with their intervals
+             Cobham, Erlang-A, tick-release chains, G/M/1) beside the simulated
+             mean waits with their intervals
   report     render a saved JSON result of run, compare, sweep/merge, plan or
              check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
@@ -92,6 +99,8 @@ options:
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)
   --junit FILE     check: also write JUnit XML for CI systems
+  --shard K/N      run (with --replications), check, sweep, plan: run every N-th
+                   unit from K and write a shard file for `waitroom merge`
   --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20
   --quiet          no progress line (shown on a terminal for long run --replications,
                    sweep, plan and check)
@@ -198,6 +207,7 @@ int run_command(const std::vector<std::string>& args) {
                            "--replications " + std::to_string(a.replications));
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
+  if (a.shard) return run_shard(a, s);  // replications K, K + N, ... for `waitroom merge`
   auto started = std::chrono::steady_clock::now();
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text;
@@ -260,34 +270,24 @@ int check_command(const std::vector<std::string>& args) {
     if (!scenarios.back().sla)
       throw sim::input_error(p + ": /sla", "an sla block to check", "none");
   }
-  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
-  bool all_pass = true;
-  const bool table = a.format.value_or(a.out ? "json" : "table") == "table";
-  std::string text;
+  for (auto& s : scenarios)
+    if (a.seed) s.seed = *a.seed;
+  // (scenario, replication) units K mod N; --out names the shard file there.
+  if (a.shard) return check_shard(a, scenarios);
+  std::vector<std::vector<models::metric_table>> tables;
   std::size_t total = 0;
   for (const auto& s : scenarios) total += s.sla->replications;
-  progress bar(total, a.quiet);
-  for (auto& s : scenarios) {
-    if (a.seed) s.seed = *a.seed;
-    auto rs = models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads),
-                                [&bar] { bar.advance(); });
-    auto os = models::evaluate(*s.sla, rs);
-    for (const auto& o : os) all_pass = all_pass && o.pass;
-    if (table) text += reports::sla_table(s, os, s.sla->confidence);
-    outcomes.emplace_back(&s, std::move(os));
+  {
+    progress bar(total, a.quiet);
+    for (const auto& s : scenarios) {
+      tables.emplace_back();
+      for (const auto& r :
+           models::replicate(s, s.seed, s.sla->replications, threads_or_cores(a.threads),
+                             [&bar] { bar.advance(); }))
+        tables.back().push_back(models::tabulate(r));
+    }
   }
-  if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
-    fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
-    return exit_output;
-  }
-  const auto result = reports::check_json(outcomes, version);
-  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
-  const std::string format = a.format.value_or(a.out ? "json" : "table");
-  text = table             ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
-         : format == "csv" ? reports::check_csv(result)
-                           : result.dump(2) + "\n";
-  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
-  return all_pass ? exit_ok : exit_sla_failed;
+  return check_output(a, scenarios, tables);  // the same code as `merge` of check shards
 }
 
 int compare_command(const std::vector<std::string>& args) {
@@ -341,16 +341,12 @@ int estimate_command(const std::vector<std::string>& args) {
   std::uint32_t reps = a.replications > 1 ? a.replications : 10;
   auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
   auto est = models::analytic_for(s);
-  fmt::print("{}: {}\n", s.name,
-             est.estimate ? est.estimate->model : "no closed form: " + est.reason);
-  fmt::print("{:<12} {:>14} {:>26}\n", "class", "closed form",
-             "simulated (95%, " + std::to_string(reps) + " reps)");
-  auto row = [&](const std::string& name, const std::optional<double>& theory, sim::interval iv) {
-    std::string verdict;
-    if (theory) verdict = iv.contains(*theory) ? "  inside" : "  OUTSIDE";
-    fmt::print("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", name,
-               theory ? fmt::format("{:.4f}", *theory) : "-", iv.mean, iv.half_width, verdict);
+  struct row {
+    std::string name;
+    std::optional<double> theory;
+    sim::interval simulated;
   };
+  std::vector<row> rows;
   // Some models give one value for all users (the order within the queue only moves waits
   // between classes); with abandonment it is the time in queue of everyone who left it.
   const bool overall = est.estimate && est.estimate->overall_only;
@@ -364,30 +360,65 @@ int estimate_command(const std::vector<std::string>& args) {
                                n
                          : 0.0);
     }
-    row("everyone", est.estimate->mean_wait_s[0], sim::mean_interval(xs, 0.95));
+    rows.push_back({"everyone", est.estimate->mean_wait_s[0], sim::mean_interval(xs, 0.95)});
   }
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
     std::optional<double> theory;
     if (est.estimate && !overall) theory = est.estimate->mean_wait_s[c];
-    row(s.classes[c].name, theory,
-        models::metric_interval(rs, static_cast<std::int32_t>(c), models::sla_metric::mean_wait_s,
-                                0.95));
+    rows.push_back({s.classes[c].name, theory,
+                    models::metric_interval(rs, static_cast<std::int32_t>(c),
+                                            models::sla_metric::mean_wait_s, 0.95)});
   }
   if (est.estimate && est.estimate->p_abandon)
-    row("P(abandon)", est.estimate->p_abandon,
-        models::metric_interval(rs, -1, models::sla_metric::abandoned_share, 0.95));
+    rows.push_back({"P(abandon)", est.estimate->p_abandon,
+                    models::metric_interval(rs, -1, models::sla_metric::abandoned_share, 0.95)});
   if (est.estimate && est.estimate->p_wait) {
+    // A wait of 0 ns (bucket 0 of the histogram) is not waiting; everyone who gave up
+    // waited (Erlang-A's P(wait) is over all arrivals who left the queue).
     std::vector<double> pw;
-    for (const auto& r : rs)
-      pw.push_back(1.0 -
-                   static_cast<double>(r.overall.wait_ns.bucket(0)) /
-                       static_cast<double>(std::max<std::uint64_t>(1, r.overall.wait_ns.count())));
-    auto iv = sim::mean_interval(pw, 0.95);
-    fmt::print("{:<12} {:>14.4f} {:>18.4f} ± {:<8.4f}\n", "P(wait > 0)", *est.estimate->p_wait,
-               iv.mean, iv.half_width);
+    for (const auto& r : rs) {
+      const auto left = r.overall.wait_ns.count() + r.overall.abandon_s.count();
+      pw.push_back(1.0 - static_cast<double>(r.overall.wait_ns.bucket(0)) /
+                             static_cast<double>(std::max<std::uint64_t>(1, left)));
+    }
+    rows.push_back({"P(wait > 0)", est.estimate->p_wait, sim::mean_interval(pw, 0.95)});
   }
-  fmt::print("(simulations start empty; a long horizon keeps that bias small)\n");
-  return exit_ok;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  if (format == "json") {
+    // Full precision (nlohmann writes the shortest text that reads back the same double).
+    nlohmann::json j{
+        {"schema_version", 1},
+        {"scenario", s.name},
+        {"model", est.estimate ? nlohmann::json(est.estimate->model) : nullptr},
+        {"reason", est.estimate ? nlohmann::json(nullptr) : nlohmann::json(est.reason)},
+        {"unstable", est.unstable},
+        {"replications", reps},
+        {"confidence", 0.95},
+        {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows) {
+      nlohmann::json rj{
+          {"name", r.name},
+          {"closed_form", r.theory ? nlohmann::json(*r.theory) : nullptr},
+          {"simulated",
+           {{"estimate", r.simulated.mean}, {"ci", {r.simulated.lo(), r.simulated.hi()}}}}};
+      rj["inside"] = r.theory ? nlohmann::json(r.simulated.contains(*r.theory)) : nullptr;
+      j["rows"].push_back(rj);
+    }
+    return write_or_print(a, j.dump(2) + "\n");
+  }
+  std::string out = fmt::format(
+      "{}: {}\n", s.name, est.estimate ? est.estimate->model : "no closed form: " + est.reason);
+  out += fmt::format("{:<12} {:>14} {:>26}\n", "class", "closed form",
+                     "simulated (95%, " + std::to_string(reps) + " reps)");
+  for (const auto& r : rows) {
+    std::string verdict;
+    if (r.theory) verdict = r.simulated.contains(*r.theory) ? "  inside" : "  OUTSIDE";
+    out += fmt::format("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", r.name,
+                       r.theory ? fmt::format("{:.4f}", *r.theory) : "-", r.simulated.mean,
+                       r.simulated.half_width, verdict);
+  }
+  out += "(simulations start empty; a long horizon keeps that bias small)\n";
+  return write_or_print(a, out);
 }
 
 int validate_command(const std::vector<std::string>& args) {

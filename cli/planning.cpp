@@ -20,6 +20,7 @@
 #include "models/sla/sla.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
+#include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
 #include "version.hpp"
@@ -106,26 +107,6 @@ struct point_result {
   models::scenario scenario;
   std::vector<models::metric_table> tables;  // one per replication (a shard: only its own)
 };
-
-// Which (point, replication) units this process runs: unit u = point * R + replication
-// belongs to shard u mod N.
-struct shard_spec {
-  std::uint32_t index = 0;
-  std::uint32_t count = 1;
-};
-
-shard_spec parse_shard(const std::optional<std::string>& text) {
-  if (!text) return {};
-  auto slash = text->find('/');
-  std::string where = "--shard " + *text;
-  if (slash == std::string::npos)
-    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
-  double k = parse_number(text->substr(0, slash), where),
-         n = parse_number(text->substr(slash + 1), where);
-  if (n < 1 || k < 0 || k >= n || k != std::floor(k) || n != std::floor(n) || n > 1e6)
-    throw sim::input_error(where, "K/N with 0 <= K < N", "'" + *text + "'");
-  return {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
-}
 
 // Runs this shard's replications of grid point i.
 void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
@@ -312,6 +293,56 @@ json sweep_args(const common_args& a, std::uint32_t reps) {
           {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
 }
 
+// The content hash of a plan's (or sweep's) base scenario, seed applied.
+std::string base_hash(const common_args& a, models::scenario base) {
+  if (a.seed) base.seed = *a.seed;
+  return scenario_hash(base);
+}
+
+// Fills the points' tables from shard units (point, replication, table), each exactly once.
+void fill_tables(const std::vector<std::string>& paths, const std::vector<json>& shards,
+                 std::vector<point_result>& points, std::uint32_t reps) {
+  for (auto& p : points) p.tables.assign(reps, {});
+  std::vector<std::vector<bool>> seen(points.size(), std::vector<bool>(reps, false));
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const auto& units = shards[i]["units"];
+    const auto k = shards[i]["shard"].get<std::size_t>(), n = shards[i]["of"].get<std::size_t>();
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      const auto pt = units[u]["point"].get<std::size_t>();
+      const auto r = units[u]["replication"].get<std::size_t>();
+      const auto where = fmt::format("{}: /units/{}", paths[i], u);
+      if (pt >= points.size() || r >= reps || seen[pt][r] || (pt * reps + r) % n != k)
+        throw sim::input_error(
+            where, fmt::format("a (point, replication) of shard {} of {} given once", k, n),
+            fmt::format("point {}, replication {}", pt, r));
+      seen[pt][r] = true;
+      points[pt].tables[r] = table_from_json(
+          units[u]["table"], points[pt].scenario.classes.size() + 1, where + "/table");
+    }
+  }
+  for (std::size_t pt = 0; pt < points.size(); ++pt)
+    for (std::uint32_t r = 0; r < reps; ++r)
+      if (!seen[pt][r])
+        throw sim::input_error("waitroom merge", "every (point, replication) of the grid",
+                               fmt::format("point {}, replication {} missing", pt, r));
+}
+
+// Every shard's hash against the base scenario as it is now.
+void check_base_hash(const std::vector<std::string>& paths, const std::vector<json>& shards,
+                     const std::string& scenario_file, const std::string& ours) {
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    if (shards[i]["scenario_sha256"] != ours)
+      throw sim::input_error(
+          paths[i],
+          fmt::format("a shard of {} as it is now (scenario sha256 {})", scenario_file, ours),
+          fmt::format("a shard of another scenario content (sha256 {}): the scenario or its "
+                      "overrides changed since it ran",
+                      shards[i]["scenario_sha256"].dump()));
+}
+
+int merge_plan(const common_args& m, const std::vector<std::string>& paths,
+               const std::vector<json>& shards);
+
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
@@ -323,10 +354,11 @@ int sweep_command(const std::vector<std::string>& args) {
   auto points = run_grid(a, axes, {}, reps, shard, true);
   if (!a.shard) return sweep_output(a, axes, points, reps);
   // A shard: this process's replications as metric tables, for `waitroom merge`.
-  json j{{"waitroom_shard", 1},
-         {"shard", shard.index},
-         {"of", shard.count},
-         {"args", sweep_args(a, reps)},
+  models::scenario base = load(a, a.scenario_path);
+  if (a.seed) base.seed = *a.seed;
+  json j{{"waitroom_shard", 1},         {"command", "sweep"},
+         {"shard", shard.index},        {"of", shard.count},
+         {"args", sweep_args(a, reps)}, {"scenario_sha256", scenario_hash(base)},
          {"units", json::array()}};
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::size_t k = 0;
@@ -335,18 +367,6 @@ int sweep_command(const std::vector<std::string>& args) {
         j["units"].push_back({{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
   }
   return write_or_print(a, j.dump() + "\n");
-}
-
-// A metric a run cannot measure is NaN, written as null.
-models::metric_table table_from_json(const nlohmann::json& j) {
-  models::metric_table t;
-  for (const auto& row : j) {
-    models::metric_row r;
-    for (const auto& x : row)
-      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
-    t.push_back(std::move(r));
-  }
-  return t;
 }
 
 int merge_command(const std::vector<std::string>& args) {
@@ -358,43 +378,37 @@ int merge_command(const std::vector<std::string>& args) {
       json j = models::read_json_file(path);
       if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
           !j.contains("args"))
-        throw sim::input_error(path, "a shard file written by waitroom sweep --shard",
+        throw sim::input_error(path, "a shard file written by waitroom run, check or sweep --shard",
                                "something else");
       shards.push_back(std::move(j));
     }
-    const json& args0 = shards.front()["args"];
-    const auto count = shards.front()["of"].get<std::uint32_t>();
-    std::vector<bool> seen(count, false);
-    for (std::size_t i = 0; i < shards.size(); ++i) {
-      const auto& sh = shards[i];
-      if (sh["args"] != args0 || sh["of"].get<std::uint32_t>() != count)
-        throw sim::input_error(m.scenario_paths[i],
-                               "a shard of the same sweep as " + m.scenario_paths[0],
-                               "a shard of another sweep");
-      auto k = sh["shard"].get<std::uint32_t>();
-      if (k >= count || seen[k])
-        throw sim::input_error(m.scenario_paths[i], fmt::format("shard K of {} given once", count),
-                               fmt::format("shard {} again", k));
-      seen[k] = true;
-    }
-    for (std::uint32_t k = 0; k < count; ++k)
-      if (!seen[k])
-        throw sim::input_error("waitroom merge", fmt::format("all {} shards", count),
-                               fmt::format("shard {} missing", k));
+    const auto& paths = m.scenario_paths;
+    check_shard_set(paths, shards);  // one job's shards, each once
+    const std::string command = shards.front().value("command", "sweep");
+    if (command == "run") return merge_run(m, paths, shards);
+    if (command == "check") return merge_check(m, paths, shards);
+    if (command == "plan") return merge_plan(m, paths, shards);
+    if (command != "sweep")
+      throw sim::input_error(paths[0] + ": /command", "run, check, plan or sweep",
+                             "'" + command + "'");
+    if (m.junit || m.format == "csv")
+      throw sim::input_error(m.junit ? "--junit" : "--format csv",
+                             "no --junit or --format csv for a sweep's shards (a sweep writes "
+                             "its table or JSON, and --csv)",
+                             m.junit ? "--junit" : "--format csv");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
+    const json& args0 = shards.front()["args"];
     common_args a = m;
     a.scenario_path = args0["scenario"].get<std::string>();
     a.sets = args0["sets"].get<std::vector<std::string>>();
     a.vary = args0["vary"].get<std::vector<std::string>>();
     if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
     const auto reps = args0["replications"].get<std::uint32_t>();
+    if (shards.front().contains("scenario_sha256"))
+      check_base_hash(paths, shards, *a.scenario_path, base_hash(a, load(a, a.scenario_path)));
     auto axes = sweep_axes(a);
     auto points = run_grid(a, axes, {}, reps, {}, false);
-    for (auto& p : points) p.tables.resize(reps);
-    for (const auto& sh : shards)
-      for (const auto& u : sh["units"])
-        points.at(u["point"].get<std::size_t>()).tables.at(u["replication"].get<std::size_t>()) =
-            table_from_json(u["table"]);
+    fill_tables(paths, shards, points, reps);
     return sweep_output(a, axes, points, reps);
   } catch (const nlohmann::json::exception& e) {
     fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());
@@ -435,8 +449,19 @@ std::optional<bool> closed_form_holds(const models::scenario& s) {
   return holds;
 }
 
-int plan_command(const std::vector<std::string>& args) {
-  common_args a = parse_args("plan", args, command_kind::plan);
+namespace {
+
+// A plan's grid, its points' scenarios (not yet simulated) and the closed form's guesses.
+struct plan_setup {
+  std::vector<axis> axes;
+  models::scenario base;
+  std::vector<point_result> points;
+  std::vector<std::optional<bool>> guess;
+  bool any_guess = false;
+  std::uint32_t reps = 0;  // a point's replications: --replications, else the sla block's
+};
+
+plan_setup plan_prepare(const common_args& a) {
   if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
   if (a.knobs.empty() || a.knobs.size() > 2 || a.knobs.size() != a.ranges.size())
     throw sim::input_error("--knob/--range",
@@ -464,78 +489,29 @@ int plan_command(const std::vector<std::string>& args) {
                            fmt::format("{} knobs", axes.size()));
   // --replications overrides the sla block's count for every point.
   const std::uint32_t reps = a.replications > 1 ? a.replications : base.sla->replications;
-  auto points = run_grid(a, axes, ties, reps, {}, false);
-  std::vector<std::optional<bool>> guess;
-  bool any_guess = false;
-  for (const auto& p : points) {
-    guess.push_back(closed_form_holds(p.scenario));
-    any_guess = any_guess || guess.back().has_value();
+  plan_setup out{axes, base, run_grid(a, axes, ties, reps, {}, false), {}, false, reps};
+  for (const auto& p : out.points) {
+    out.guess.push_back(closed_form_holds(p.scenario));
+    out.any_guess = out.any_guess || out.guess.back().has_value();
   }
+  return out;
+}
+
+bool point_holds(const point_result& p) {
+  bool pass = true;
+  for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+  return pass;
+}
+
+// The plan's table (or map), verdict lines and CSV from the points simulated (ran[i]): the
+// same bytes for a plan and for `merge` of its shards.
+int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
+                const std::string& search_note) {
+  const auto& [axes, base, points, guess, any_guess, reps] = setup;
+  auto sla_holds = point_holds;
   std::string out =
       fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
                   base.sla->targets.size(), base.sla->confidence * 100, reps);
-  auto sla_holds = [&](const point_result& p) {
-    bool pass = true;
-    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
-    return pass;
-  };
-  // Which points were simulated: all of them, or (--search) those the bisection needed.
-  std::vector<bool> ran(points.size(), false);
-  std::string search_note;
-  auto simulate = [&](std::size_t i) {
-    if (ran[i]) return sla_holds(points[i]);
-    run_point(a, points[i], i, reps, {});
-    ran[i] = true;
-    return sla_holds(points[i]);
-  };
-  std::optional<std::size_t> start;  // a point the closed form says meets the mean-wait targets
-  if (a.search) {
-    std::vector<std::size_t> good;
-    for (std::size_t i = 0; i < guess.size(); ++i)
-      if (guess[i] == true) good.push_back(i);
-    if (!good.empty()) start = good[good.size() / 2];
-    if (!start)
-      search_note = "no closed-form first guess here: every value was simulated\n";
-    else if (!simulate(*start))
-      search_note =
-          fmt::format("the first guess ({}) fails in simulation: every value was simulated\n",
-                      points[*start].values[0]);
-  }
-  if (a.search && search_note.empty()) {
-    // Bisection on each side of the first guess, assuming the values where every SLA holds
-    // form one interval.
-    std::size_t left = 0, right = points.size() - 1;
-    if (!simulate(0)) {
-      std::size_t bad = 0, ok = *start;
-      while (ok - bad > 1) {
-        const std::size_t mid = bad + (ok - bad) / 2;
-        (simulate(mid) ? ok : bad) = mid;
-      }
-      left = ok;
-    }
-    if (!simulate(points.size() - 1)) {
-      std::size_t ok = *start, bad = points.size() - 1;
-      while (bad - ok > 1) {
-        const std::size_t mid = ok + (bad - ok) / 2;
-        (simulate(mid) ? ok : bad) = mid;
-      }
-      right = ok;
-    }
-    std::size_t simulated = 0;
-    for (bool r : ran) simulated += r;
-    search_note = fmt::format(
-        "every SLA holds for {} from {} to {} (bisection from the closed form's first guess "
-        "{}: {} of {} values simulated; it assumes the values where every SLA holds form one "
-        "interval)\n",
-        axes[0].pointer, points[left].values[0], points[right].values[0], points[*start].values[0],
-        simulated, points.size());
-  } else {
-    progress bar(points.size(), a.quiet);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      simulate(i);
-      bar.advance();
-    }
-  }
   std::vector<bool> holds;
   for (std::size_t i = 0; i < points.size(); ++i) holds.push_back(ran[i] && sla_holds(points[i]));
   std::vector<bool> pareto(points.size(), false);
@@ -672,6 +648,143 @@ int plan_command(const std::vector<std::string>& args) {
     if (want_json) return write_or_print(a, j.dump(2) + "\n");
   }
   return write_or_print(a, out);
+}
+
+json plan_args(const common_args& a) {
+  return {{"scenario", *a.scenario_path},
+          {"sets", a.sets},
+          {"knobs", a.knobs},
+          {"ranges", a.ranges},
+          {"ties", a.ties},
+          {"replications", a.replications},
+          {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
+}
+
+// `plan --shard K/N`: a grid plan's (point, replication) units K, K + N, ..., numbered as a
+// sweep numbers them; `merge` writes the plan's table from them.
+int plan_shard(const common_args& a, plan_setup& setup) {
+  if (a.search)
+    throw sim::input_error("--shard",
+                           "a grid plan without --search (the search picks each value from the "
+                           "last verdict, so its work cannot be split in advance; shard the grid "
+                           "plan, or each probe's replications with check --shard)",
+                           "--search");
+  if ((a.format && *a.format != "json") || a.html)
+    throw sim::input_error(a.html ? "--html" : "--format",
+                           "no --format table or --html with --shard (a shard file is JSON; give "
+                           "them to `waitroom merge`)",
+                           a.html ? "--html" : "'" + *a.format + "'");
+  const shard_spec shard = parse_shard(a.shard);
+  const auto reps = setup.reps;
+  progress bar(setup.points.size(), a.quiet);
+  for (std::size_t i = 0; i < setup.points.size(); ++i) {
+    run_point(a, setup.points[i], i, reps, shard);
+    bar.step(i + 1);
+  }
+  json j{{"waitroom_shard", 1},   {"command", "plan"},
+         {"shard", shard.index},  {"of", shard.count},
+         {"args", plan_args(a)},  {"scenario_sha256", base_hash(a, setup.base)},
+         {"units", json::array()}};
+  for (std::size_t i = 0; i < setup.points.size(); ++i) {
+    std::size_t k = 0;
+    for (std::uint32_t r = 0; r < reps; ++r)
+      if (shard.mine(i * reps + r))
+        j["units"].push_back(
+            {{"point", i}, {"replication", r}, {"table", setup.points[i].tables[k++]}});
+  }
+  return write_or_print(a, j.dump() + "\n");
+}
+
+int merge_plan(const common_args& m, const std::vector<std::string>& paths,
+               const std::vector<json>& shards) {
+  if (m.junit || m.format == "csv")
+    throw sim::input_error(m.junit ? "--junit" : "--format csv",
+                           "no --junit or --format csv for a plan's shards (a plan writes its "
+                           "table or JSON, and --csv)",
+                           m.junit ? "--junit" : "--format csv");
+  const json& args = shards.front()["args"];
+  common_args a = m;
+  a.scenario_path = args["scenario"].get<std::string>();
+  a.sets = args["sets"].get<std::vector<std::string>>();
+  a.knobs = args["knobs"].get<std::vector<std::string>>();
+  a.ranges = args["ranges"].get<std::vector<std::string>>();
+  a.ties = args["ties"].get<std::vector<std::string>>();
+  if (!args["seed"].is_null()) a.seed = args["seed"].get<std::uint64_t>();
+  a.replications = args.value("replications", 1u);
+  plan_setup setup = plan_prepare(a);
+  check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
+  fill_tables(paths, shards, setup.points, setup.reps);
+  return plan_render(a, setup, std::vector<bool>(setup.points.size(), true), "");
+}
+
+}  // namespace
+
+int plan_command(const std::vector<std::string>& args) {
+  common_args a = parse_args("plan", args, command_kind::plan);
+  plan_setup setup = plan_prepare(a);
+  if (a.shard) return plan_shard(a, setup);
+  auto& points = setup.points;
+  const auto& axes = setup.axes;
+  const auto& guess = setup.guess;
+  auto sla_holds = point_holds;
+  // Which points were simulated: all of them, or (--search) those the bisection needed.
+  std::vector<bool> ran(points.size(), false);
+  std::string search_note;
+  auto simulate = [&](std::size_t i) {
+    if (ran[i]) return sla_holds(points[i]);
+    run_point(a, points[i], i, setup.reps, {});
+    ran[i] = true;
+    return sla_holds(points[i]);
+  };
+  std::optional<std::size_t> start;  // a point the closed form says meets the mean-wait targets
+  if (a.search) {
+    std::vector<std::size_t> good;
+    for (std::size_t i = 0; i < guess.size(); ++i)
+      if (guess[i] == true) good.push_back(i);
+    if (!good.empty()) start = good[good.size() / 2];
+    if (!start)
+      search_note = "no closed-form first guess here: every value was simulated\n";
+    else if (!simulate(*start))
+      search_note =
+          fmt::format("the first guess ({}) fails in simulation: every value was simulated\n",
+                      points[*start].values[0]);
+  }
+  if (a.search && search_note.empty()) {
+    // Bisection on each side of the first guess, assuming the values where every SLA holds
+    // form one interval.
+    std::size_t left = 0, right = points.size() - 1;
+    if (!simulate(0)) {
+      std::size_t bad = 0, ok = *start;
+      while (ok - bad > 1) {
+        const std::size_t mid = bad + (ok - bad) / 2;
+        (simulate(mid) ? ok : bad) = mid;
+      }
+      left = ok;
+    }
+    if (!simulate(points.size() - 1)) {
+      std::size_t ok = *start, bad = points.size() - 1;
+      while (bad - ok > 1) {
+        const std::size_t mid = ok + (bad - ok) / 2;
+        (simulate(mid) ? ok : bad) = mid;
+      }
+      right = ok;
+    }
+    std::size_t simulated = 0;
+    for (bool r : ran) simulated += r;
+    search_note = fmt::format(
+        "every SLA holds for {} from {} to {} (bisection from the closed form's first guess "
+        "{}: {} of {} values simulated; it assumes the values where every SLA holds form one "
+        "interval)\n",
+        axes[0].pointer, points[left].values[0], points[right].values[0], points[*start].values[0],
+        simulated, points.size());
+  } else {
+    progress bar(points.size(), a.quiet);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      simulate(i);
+      bar.advance();
+    }
+  }
+  return plan_render(a, setup, ran, search_note);
 }
 
 }  // namespace waitroom::cli

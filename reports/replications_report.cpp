@@ -40,22 +40,51 @@ std::vector<models::sla_metric> reported_metrics(const models::scenario& s, std:
   return out;
 }
 
-json class_summary(const models::scenario& s, const std::vector<models::room_result>& rs,
-                   std::int32_t c, double level) {
+std::vector<models::metric_table> tables_of(const std::vector<replication_summary>& rs) {
+  std::vector<models::metric_table> ts;
+  for (const auto& r : rs) ts.push_back(r.table);
+  return ts;
+}
+
+json class_summary(const models::scenario& s, const std::vector<replication_summary>& rs,
+                   const std::vector<models::metric_table>& ts, std::int32_t c, double level) {
   json j;
   for (auto m : reported_metrics(s, c))
-    j[models::to_string(m)] = interval_json(models::metric_interval(rs, c, m, level));
+    j[models::to_string(m)] = interval_json(models::table_interval(ts, c, m, level));
   models::wait_stats pooled;
-  for (const auto& r : rs)
-    pooled.merge(c < 0 ? r.overall : r.by_class[static_cast<std::size_t>(c)]);
+  for (const auto& r : rs) pooled.merge(r.waits[static_cast<std::size_t>(c + 1)]);
   j["pooled"] = wait_summary(pooled);
   return j;
 }
 
+std::vector<replication_summary> summarize_all(const std::vector<models::room_result>& rs) {
+  std::vector<replication_summary> out;
+  for (const auto& r : rs) out.push_back(summarize(r));
+  return out;
+}
+
 }  // namespace
+
+replication_summary summarize(const models::room_result& r) {
+  replication_summary out{r.replication, r.end_time_s, r.events, models::tabulate(r), {}};
+  out.waits.push_back(r.overall);
+  for (const auto& w : r.by_class) out.waits.push_back(w);
+  return out;
+}
 
 json replications_json(const models::scenario& s, const std::vector<models::room_result>& rs,
                        double level, std::string_view tool_version) {
+  return replications_json(s, summarize_all(rs), level, tool_version);
+}
+
+std::string replications_table(const models::scenario& s,
+                               const std::vector<models::room_result>& rs, double level) {
+  return replications_table(s, summarize_all(rs), level);
+}
+
+json replications_json(const models::scenario& s, const std::vector<replication_summary>& rs,
+                       double level, std::string_view tool_version) {
+  const auto ts = tables_of(rs);
   json j;
   j["schema_version"] = result_schema_version;
   j["tool"] = {{"name", "waitroom"}, {"version", tool_version}};
@@ -70,29 +99,30 @@ json replications_json(const models::scenario& s, const std::vector<models::room
   j["scenario"] = models::to_json(s);
   j["classes"] = json::array();
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
-    json cj = class_summary(s, rs, static_cast<std::int32_t>(c), level);
+    json cj = class_summary(s, rs, ts, static_cast<std::int32_t>(c), level);
     cj["name"] = s.classes[c].name;
     j["classes"].push_back(cj);
   }
-  j["overall"] = class_summary(s, rs, -1, level);
+  j["overall"] = class_summary(s, rs, ts, -1, level);
   j["per_replication"] = json::array();
   for (const auto& r : rs)
     j["per_replication"].push_back({{"replication", r.replication},
-                                    {"mean_wait_s", r.overall.wait_s.mean()},
-                                    {"released", r.overall.released},
+                                    {"mean_wait_s", r.waits[0].wait_s.mean()},
+                                    {"released", r.waits[0].released},
                                     {"end_time_s", r.end_time_s},
                                     {"events", r.events}});
   return j;
 }
 
 std::string replications_table(const models::scenario& s,
-                               const std::vector<models::room_result>& rs, double level) {
+                               const std::vector<replication_summary>& rs, double level) {
+  const auto ts = tables_of(rs);
   std::string out = fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
                                 s.name, s.seed, rs.size(), level * 100);
   out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n", "class", "mean wait (s)", "p95 wait (s)",
                      "p99 wait (s)");
   auto cell = [&](std::int32_t c, models::sla_metric m) {
-    auto iv = models::metric_interval(rs, c, m, level);
+    auto iv = models::table_interval(ts, c, m, level);
     return fmt::format("{:.3f} ± {:.3f}", iv.mean, iv.half_width);
   };
   for (std::size_t c = 0; c <= s.classes.size(); ++c) {

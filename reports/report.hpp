@@ -31,6 +31,21 @@ nlohmann::json replications_json(const models::scenario& s,
                                  std::string_view tool_version);
 std::string replications_table(const models::scenario& s,
                                const std::vector<models::room_result>& rs, double level);
+// All the replication report reads of one run, small enough for a shard file of
+// `run --shard`: the same report from summaries as from the runs, byte for byte.
+struct replication_summary {
+  std::uint64_t replication = 0;
+  double end_time_s = 0;
+  std::uint64_t events = 0;
+  models::metric_table table;             // tabulate(run)
+  std::vector<models::wait_stats> waits;  // [0] everyone, [1 + c] class c
+};
+replication_summary summarize(const models::room_result& r);
+nlohmann::json replications_json(const models::scenario& s,
+                                 const std::vector<replication_summary>& rs, double level,
+                                 std::string_view tool_version);
+std::string replications_table(const models::scenario& s,
+                               const std::vector<replication_summary>& rs, double level);
 // Variants compared on common random numbers: runs[v][r] is variant v, replication r.
 nlohmann::json compare_json(const std::vector<std::string>& names,
                             const std::vector<const models::scenario*>& scenarios,

@@ -1,5 +1,6 @@
 #include "sim/arrivals.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -32,7 +33,20 @@ arrival_process arrival_process::replay(std::vector<trace_record> records) {
   return p;
 }
 
+arrival_process arrival_process::renewal(distribution interarrival_s) {
+  arrival_process p;
+  p.kind_ = kind::renewal;
+  p.interarrival_s_ = std::move(interarrival_s);
+  return p;
+}
+
 bool arrival_process::next_slow(rng& r, arrival& out) {
+  if (kind_ == kind::renewal) {
+    // Accumulated in double seconds and rounded once, as below.
+    t_s_ += std::max(0.0, interarrival_s_.sample(r));
+    out = {sim_time::from_seconds(t_s_), -1};
+    return true;
+  }
   if (kind_ == kind::replay) {
     if (next_record_ >= records_.size()) return false;
     const auto& rec = records_[next_record_++];
@@ -66,6 +80,7 @@ void arrival_process::next_segment() {
 
 double arrival_process::expected_count() const {
   if (kind_ == kind::replay) return static_cast<double>(records_.size());
+  if (kind_ == kind::renewal) return std::numeric_limits<double>::infinity();
   double n = 0.0;
   for (const auto& s : segments_) n += s.rate_per_s > 0 ? s.duration_s * s.rate_per_s : 0.0;
   return n;

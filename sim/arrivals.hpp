@@ -1,11 +1,13 @@
 #pragma once
-// Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), and replay of
-// a recorded trace. An initial backlog is the model's business (K users at t = 0).
+// Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), renewal
+// (independent interarrival times from any distribution), and replay of a recorded trace. An
+// initial backlog is the model's business (K users at t = 0).
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sim/distribution.hpp"
 #include "sim/random.hpp"
 #include "sim/time.hpp"
 
@@ -32,6 +34,9 @@ class arrival_process {
   static arrival_process poisson(double rate_per_s);
   static arrival_process piecewise(std::vector<rate_segment> segments);
   static arrival_process replay(std::vector<trace_record> records);
+  // An ordinary renewal process: the first arrival one interarrival draw after 0, each
+  // next one a fresh draw later (negative draws, from a normal, count as 0).
+  static arrival_process renewal(distribution interarrival_s);
 
   // The next arrival after the previous one; false when the process is exhausted.
   // Inline: one draw within the current segment; the rest (segment boundaries, replay)
@@ -58,7 +63,7 @@ class arrival_process {
  private:
   bool next_slow(rng& r, arrival& out);
   void next_segment();
-  enum class kind { piecewise, replay };
+  enum class kind { piecewise, replay, renewal };
   kind kind_ = kind::piecewise;
   std::vector<rate_segment> segments_;
   std::vector<sim_time> segment_end_;
@@ -66,6 +71,7 @@ class arrival_process {
   double t_s_ = 0.0;  // current time in seconds within the piecewise process
   std::vector<trace_record> records_;
   std::size_t next_record_ = 0;
+  distribution interarrival_s_;
 };
 
 // Draws a class index from shares (which sum to 1) with one uniform per draw.

@@ -13,6 +13,22 @@ void log_histogram::merge(const log_histogram& o) {
   total_ += o.total_;
 }
 
+bool log_histogram::restore(const std::vector<std::uint64_t>& lowers,
+                            const std::vector<std::uint64_t>& counts, std::uint64_t min,
+                            std::uint64_t max) {
+  if (lowers.size() != counts.size()) return false;
+  *this = log_histogram();
+  for (std::size_t k = 0; k < lowers.size(); ++k) {
+    const std::size_t i = index_of(lowers[k]);
+    if (lower_bound(i) != lowers[k] || counts[k] == 0) return false;
+    counts_[i] += counts[k];
+    total_ += counts[k];
+  }
+  min_ = total_ ? min : 0;
+  max_ = total_ ? max : 0;
+  return min_ <= max_;
+}
+
 double log_histogram::quantile(double q) const {
   if (total_ == 0) return 0.0;
   auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(total_)));

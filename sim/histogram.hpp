@@ -47,6 +47,10 @@ class log_histogram {
     if (u > max_) max_ = u;
   }
   void merge(const log_histogram& o);
+  // Rebuilt from nonzero_buckets() and the exact min and max (shard files): false when a
+  // bucket's bounds are not a bucket of this histogram.
+  bool restore(const std::vector<std::uint64_t>& lowers, const std::vector<std::uint64_t>& counts,
+               std::uint64_t min, std::uint64_t max);
 
   std::uint64_t count() const { return total_; }
   std::uint64_t bucket(std::size_t i) const { return counts_[i]; }

@@ -33,6 +33,23 @@ class running_moments {
     max_ = std::max(max_, o.max_);
   }
 
+  // The exact state, for files that must merge back to the same bits (shard files).
+  struct state {
+    std::uint64_t n = 0;
+    double mean = 0, m2 = 0, min = 0, max = 0;
+  };
+  state save() const { return {n_, mean_, m2_, min_, max_}; }
+  static running_moments restore(const state& s) {
+    running_moments m;
+    if (s.n == 0) return m;
+    m.n_ = s.n;
+    m.mean_ = s.mean;
+    m.m2_ = s.m2;
+    m.min_ = s.min;
+    m.max_ = s.max;
+    return m;
+  }
+
   std::uint64_t count() const { return n_; }
   double mean() const { return n_ ? mean_ : 0.0; }
   double variance() const { return n_ > 1 ? m2_ / static_cast<double>(n_ - 1) : 0.0; }

@@ -41,6 +41,24 @@ std::vector<double> cobham_mean_waits(const std::vector<double>& lambdas, double
   return out;
 }
 
+std::vector<double> mmc_priority_mean_waits(int c, const std::vector<double>& lambdas,
+                                            double mean_service) {
+  double lambda = 0;
+  for (double l : lambdas) lambda += l;
+  const double capacity = c / mean_service;  // c mu
+  // The time until some server frees, for an arrival that waits, is Exp(c mu) whatever the
+  // order: W0 = C(c, a) / (c mu).
+  const double w0 = erlang_c(c, lambda * mean_service) / capacity;
+  std::vector<double> out;
+  double sigma_prev = 0;
+  for (double l : lambdas) {
+    double sigma = sigma_prev + l / capacity;
+    out.push_back(w0 / ((1.0 - sigma_prev) * (1.0 - sigma)));
+    sigma_prev = sigma;
+  }
+  return out;
+}
+
 erlang_a_result erlang_a(int c, double lambda, double mean_service, double mean_patience) {
   const double mu = 1.0 / mean_service, theta = 1.0 / mean_patience;
   std::vector<double> p{1.0};
@@ -51,10 +69,12 @@ erlang_a_result erlang_a(int c, double lambda, double mean_service, double mean_
     total += p.back();
     if (n > c && p.back() < 1e-18 * total) break;
   }
-  double nq = 0;
-  for (std::size_t n = 0; n < p.size(); ++n)
+  double nq = 0, busy = 0;
+  for (std::size_t n = 0; n < p.size(); ++n) {
     nq += std::max(static_cast<double>(n) - c, 0.0) * p[n] / total;
-  return {theta * nq / lambda, nq / lambda};
+    if (n >= static_cast<std::size_t>(c)) busy += p[n] / total;
+  }
+  return {theta * nq / lambda, nq / lambda, busy};
 }
 
 std::optional<tick_chain_result> tick_release_chain(double lambda, double interval_s,
@@ -97,7 +117,140 @@ std::optional<tick_chain_result> tick_release_chain(double lambda, double interv
   }
 }
 
+std::optional<std::vector<double>> tick_priority_mean_waits(const std::vector<double>& lambdas,
+                                                            double interval_s,
+                                                            std::uint32_t batch) {
+  std::vector<double> out;
+  double cumulative = 0, queued_before = 0;  // lambda and L of the classes so far
+  for (double l : lambdas) {
+    cumulative += l;
+    double queued = 0;
+    if (cumulative > 0) {
+      auto chain = tick_release_chain(cumulative, interval_s, batch);
+      if (!chain) return std::nullopt;
+      queued = cumulative * chain->mean_wait_s;
+    }
+    out.push_back(l > 0 ? (queued - queued_before) / l : 0.0);
+    queued_before = queued;
+  }
+  return out;
+}
+
+std::optional<double> laplace_transform(const sim::distribution& d, double s) {
+  switch (d.kind) {
+    case sim::dist_kind::deterministic:
+      return std::exp(-s * d.a);
+    case sim::dist_kind::exponential:
+      return 1.0 / (1.0 + s * d.a);
+    case sim::dist_kind::uniform:
+      if (d.b == d.a || s == 0) return std::exp(-s * d.a);
+      return (std::exp(-s * d.a) - std::exp(-s * d.b)) / (s * (d.b - d.a));
+    case sim::dist_kind::gamma:
+      return std::pow(1.0 + s * d.b, -d.a);
+    case sim::dist_kind::erlang:
+      return std::pow(1.0 + s * d.b / d.a, -d.a);
+    case sim::dist_kind::empirical: {
+      double sum = 0;
+      for (double x : d.samples) sum += std::exp(-s * x);
+      return d.samples.empty() ? std::nullopt
+                               : std::optional<double>(sum / static_cast<double>(d.samples.size()));
+    }
+    case sim::dist_kind::normal:
+    case sim::dist_kind::lognormal:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<gm1_result> gm1(const sim::distribution& interarrival_s, double mean_service) {
+  const double mu = 1.0 / mean_service;
+  if (!laplace_transform(interarrival_s, mu) || interarrival_s.mean() <= mean_service)
+    return std::nullopt;
+  // f(x) = A*(mu (1 - x)) - x is convex with f(0) > 0 and f(1) = 0; with a load below 1
+  // its slope at 1 is positive, so f >= 0 on [0, sigma] and f < 0 on (sigma, 1): bisection
+  // to the last bit.
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 0; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    if (mid == lo || mid == hi) break;
+    (*laplace_transform(interarrival_s, mu * (1.0 - mid)) - mid >= 0 ? lo : hi) = mid;
+  }
+  const double sigma = lo;
+  return gm1_result{sigma, sigma / (mu * (1.0 - sigma))};
+}
+
+namespace {
+
+// Classes grouped by level, lowest (served first) first; a class's wait is its level's.
+std::map<double, std::vector<std::size_t>> by_level(const scenario& s) {
+  std::map<double, std::vector<std::size_t>> out;
+  for (std::size_t k = 0; k < s.classes.size(); ++k) out[s.classes[k].level].push_back(k);
+  return out;
+}
+
+std::vector<double> level_rates(const scenario& s,
+                                const std::map<double, std::vector<std::size_t>>& levels) {
+  std::vector<double> out;
+  for (const auto& [lvl, ks] : levels) {
+    double l = 0;
+    for (auto k : ks) l += s.arrivals.rate_per_s * s.classes[k].share;
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<double> per_class(const scenario& s,
+                              const std::map<double, std::vector<std::size_t>>& levels,
+                              const std::vector<double>& by_level_value) {
+  std::vector<double> out(s.classes.size());
+  std::size_t i = 0;
+  for (const auto& [lvl, ks] : levels) {
+    for (auto k : ks) out[k] = by_level_value[i];
+    ++i;
+  }
+  return out;
+}
+
+// FIFO, or an offset/level policy that cannot reorder: with one class, or equal offsets and
+// levels, every policy is FIFO.
+bool one_order(const scenario& s) {
+  if (s.policy.order == ordering::fifo) return true;
+  for (const auto& k : s.classes)
+    if (k.offset_ms != s.classes[0].offset_ms || k.level != s.classes[0].level) return false;
+  return true;
+}
+
+estimate_or_reason renewal_estimate(const scenario& s) {
+  if (s.release.mode != release_mode::concurrency || s.lists.size() > 1 || s.admission ||
+      s.returns || s.compensation)
+    return {std::nullopt, "renewal arrivals: only one FIFO server (G/M/1) has a closed form here"};
+  for (const auto& k : s.classes)
+    if (k.patience_s) return {std::nullopt, "renewal arrivals with abandonment"};
+  if (s.release.slots != 1 || s.release.session.kind != sim::dist_kind::exponential ||
+      !one_order(s))
+    return {std::nullopt,
+            "renewal arrivals: only one server with exponential sessions in one order (G/M/1)"};
+  const double es = s.release.session.mean();
+  if (s.arrivals.interarrival_s.mean() <= es)
+    return {std::nullopt, "the load is at or above capacity: no steady state", true};
+  auto g = gm1(s.arrivals.interarrival_s, es);
+  if (!g)
+    return {std::nullopt, std::string("renewal arrivals: no closed-form transform of a ") +
+                              sim::to_string(s.arrivals.interarrival_s.kind) +
+                              " interarrival time"};
+  analytic_estimate e;
+  e.model = fmt::format("G/M/1 with {} interarrival times (sigma = {:.6f})",
+                        sim::to_string(s.arrivals.interarrival_s.kind), g->sigma);
+  e.mean_wait_s.assign(s.classes.size(), g->mean_wait_s);
+  e.p_wait = g->sigma;
+  return {e, ""};
+}
+
+}  // namespace
+
 estimate_or_reason analytic_for(const scenario& s) {
+  if (s.arrivals.kind == arrival_kind::renewal && s.arrivals.backlog_users == 0)
+    return renewal_estimate(s);
   if (s.arrivals.kind != arrival_kind::poisson || s.arrivals.backlog_users > 0)
     return {std::nullopt, "arrivals are not a plain Poisson process (closed forms need one)"};
   if (s.release.mode == release_mode::tick) {
@@ -106,6 +259,20 @@ estimate_or_reason analytic_for(const scenario& s) {
       if (k.patience_s) return {std::nullopt, "tick release with abandonment"};
     if (s.release.selection.kind == selection_kind::ratio && !s.release.selection.work_conserving)
       return {std::nullopt, "a ratio that loses empty lists' shares"};
+    if (s.policy.order == ordering::level && s.lists.size() == 1) {
+      const auto levels = by_level(s);
+      if (levels.size() > 1) {
+        auto w = tick_priority_mean_waits(level_rates(s, levels), s.release.interval.seconds(),
+                                          s.release.batch);
+        if (!w) return {std::nullopt, "the load is at or above capacity: no steady state", true};
+        analytic_estimate e;
+        e.model = fmt::format(
+            "VIP-first tick release, {} levels (tick-release Markov chains, Eigen sparse LU)",
+            levels.size());
+        e.mean_wait_s = per_class(s, levels, *w);
+        return {e, ""};
+      }
+    }
     auto chain =
         tick_release_chain(s.arrivals.rate_per_s, s.release.interval.seconds(), s.release.batch);
     if (!chain) return {std::nullopt, "the load is at or above capacity: no steady state", true};
@@ -143,6 +310,7 @@ estimate_or_reason analytic_for(const scenario& s) {
     e.mean_wait_s = {ea.mean_time_in_queue};
     e.overall_only = true;
     e.p_abandon = ea.p_abandon;
+    e.p_wait = ea.p_wait;
     return {e, ""};
   }
   const double lambda = s.arrivals.rate_per_s;
@@ -153,36 +321,25 @@ estimate_or_reason analytic_for(const scenario& s) {
   const bool exponential = s.release.session.kind == sim::dist_kind::exponential;
   analytic_estimate e;
   if (s.policy.order == ordering::level && c == 1) {
-    // Classes grouped by level, lowest first; a class's wait is its level's.
-    std::map<double, std::vector<std::size_t>> by_level;
-    for (std::size_t k = 0; k < s.classes.size(); ++k) by_level[s.classes[k].level].push_back(k);
-    std::vector<double> lambdas;
-    for (const auto& [lvl, ks] : by_level) {
-      double l = 0;
-      for (auto k : ks) l += lambda * s.classes[k].share;
-      lambdas.push_back(l);
-    }
-    auto w = cobham_mean_waits(lambdas, es, es2);
-    e.model = fmt::format("M/G/1 non-preemptive priority, {} levels (Cobham)", lambdas.size());
-    e.mean_wait_s.resize(s.classes.size());
-    std::size_t i = 0;
-    for (const auto& [lvl, ks] : by_level) {
-      for (auto k : ks) e.mean_wait_s[k] = w[i];
-      ++i;
-    }
+    const auto levels = by_level(s);
+    auto w = cobham_mean_waits(level_rates(s, levels), es, es2);
+    e.model = fmt::format(
+        "{} non-preemptive priority, {} levels (Cobham)",
+        s.release.session.kind == sim::dist_kind::deterministic ? "M/D/1" : "M/G/1", levels.size());
+    e.mean_wait_s = per_class(s, levels, w);
     e.p_wait = lambda * es;
     return {e, ""};
   }
-  // FIFO, or an offset/level policy that cannot reorder: with one class, or equal offsets
-  // and levels, every policy is FIFO.
-  bool one_order = s.policy.order == ordering::fifo;
-  if (!one_order) {
-    one_order = true;
-    for (const auto& k : s.classes)
-      one_order =
-          one_order && k.offset_ms == s.classes[0].offset_ms && k.level == s.classes[0].level;
+  if (s.policy.order == ordering::level && exponential && by_level(s).size() > 1) {
+    const auto levels = by_level(s);
+    auto w = mmc_priority_mean_waits(c, level_rates(s, levels), es);
+    e.model = fmt::format("M/M/{} non-preemptive priority, {} levels (Cobham with Erlang C)", c,
+                          levels.size());
+    e.mean_wait_s = per_class(s, levels, w);
+    e.p_wait = erlang_c(c, lambda * es);  // whoever is served, the servers are as busy
+    return {e, ""};
   }
-  if (!one_order)
+  if (!one_order(s))
     return {std::nullopt, "class priorities with several servers have no closed form here"};
   if (exponential) {
     e.model = fmt::format("M/M/{} (Erlang C)", c);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/scenario/scenario.hpp"
+#include "sim/distribution.hpp"
 
 namespace waitroom::models {
 
@@ -19,12 +20,19 @@ double mg1_mean_wait(double lambda, double service_mean, double service_second_m
 // W0 / ((1 - sigma_{k-1}) (1 - sigma_k)), W0 = sum lambda_i E[S^2] / 2.
 std::vector<double> cobham_mean_waits(const std::vector<double>& lambdas, double service_mean,
                                       double service_second_moment);
+// Non-preemptive priority M/M/c, every class served at the same rate mu = 1 / mean_service
+// (Cobham's formula with the Erlang C waiting probability): class k (0 = highest) waits
+// C(c, a) / (c mu (1 - sigma_{k-1}) (1 - sigma_k)), sigma_k = sum_{i <= k} lambda_i / (c mu).
+// Requires sum lambda_i < c mu.
+std::vector<double> mmc_priority_mean_waits(int c, const std::vector<double>& lambdas,
+                                            double mean_service);
 
 // Erlang-A (M/M/c+M): exponential patience with mean 1/theta. Solved as a birth-death chain
 // (up lambda, down min(n, c) mu + max(n - c, 0) theta), truncated where the tail is nil.
 struct erlang_a_result {
   double p_abandon;           // theta E[Nq] / lambda
   double mean_time_in_queue;  // over everyone, served or not: E[Nq] / lambda
+  double p_wait;              // an arrival finds every server busy: P(N >= c) (PASTA)
 };
 erlang_a_result erlang_a(int c, double lambda, double mean_service, double mean_patience);
 
@@ -40,6 +48,26 @@ struct tick_chain_result {
 };
 std::optional<tick_chain_result> tick_release_chain(double lambda, double interval_s,
                                                     std::uint32_t batch);
+// VIP-first tick release: classes by strict priority (0 first), Poisson rates lambdas[k].
+// The users of classes 0..k form a tick-release chain of their own (the classes after them
+// never take a release they would get), so L_{<=k} = lambda_{<=k} W(lambda_{<=k}) from that
+// one-dimensional chain, and class k's mean wait is (L_{<=k} - L_{<=k-1}) / lambda_k (Little).
+// Equal to the two-class chain on (VIPs, normals) without its quadratic state space.
+// Empty when the whole load is at or above capacity. A class with rate 0 gets 0.
+std::optional<std::vector<double>> tick_priority_mean_waits(const std::vector<double>& lambdas,
+                                                            double interval_s, std::uint32_t batch);
+
+// E[exp(-s X)], where the distribution has a closed form for it (not normal or lognormal).
+std::optional<double> laplace_transform(const sim::distribution& d, double s);
+// G/M/1: renewal arrivals (interarrival times X), one server with exponential service, FIFO.
+// An arrival finds the server busy with probability sigma, the root in (0, 1) of
+// sigma = E[exp(-mu (1 - sigma) X)], and waits sigma / (mu (1 - sigma)) on average.
+// Empty when the interarrival law has no transform here or the load is at or above 1.
+struct gm1_result {
+  double sigma;
+  double mean_wait_s;
+};
+std::optional<gm1_result> gm1(const sim::distribution& interarrival_s, double mean_service);
 
 struct analytic_estimate {
   std::string model;                // e.g. "M/M/4 (Erlang C)"

@@ -19,6 +19,8 @@ sim::arrival_process make_arrivals(const arrival_spec& a) {
       return sim::arrival_process::piecewise(a.segments);
     case arrival_kind::trace:
       return sim::arrival_process::replay(a.trace);
+    case arrival_kind::renewal:
+      return sim::arrival_process::renewal(a.interarrival_s);
   }
   return sim::arrival_process::poisson(1.0);
 }

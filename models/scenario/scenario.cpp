@@ -118,10 +118,13 @@ std::vector<user_class> read_classes(const object_reader& top) {
 
 arrival_spec read_arrivals(const object_reader& top, const std::vector<std::string>& class_names,
                            const std::string& base_dir) {
-  auto r = *top.object("arrivals",
-                       {"process", "rate_per_s", "segments", "trace_file", "backlog_users"}, true);
+  auto r = *top.object(
+      "arrivals",
+      {"process", "rate_per_s", "segments", "trace_file", "interarrival_s", "backlog_users"}, true);
   arrival_spec a;
-  std::string kind = r.choice("process", std::nullopt, {"poisson", "piecewise", "trace"});
+  std::string kind =
+      r.choice("process", std::nullopt, {"poisson", "piecewise", "trace", "renewal"});
+  r.only_when("interarrival_s", "for process", kind, "process", "renewal");
   r.only_when("rate_per_s", "for process", kind, "process", "poisson");
   r.only_when("segments", "for process", kind, "process", "piecewise");
   r.only_when("trace_file", "for process", kind, "process", "trace");
@@ -144,6 +147,12 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
     if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
       r.fail("segments", "fewer than 2^31 expected users in one run",
              fmt::format("{:.3g} expected", expected));
+  } else if (kind == "renewal") {
+    a.kind = arrival_kind::renewal;
+    a.interarrival_s = read_distribution(r, "interarrival_s");
+    if (!(a.interarrival_s.mean() > 0))
+      r.fail("interarrival_s", "an interarrival time with a mean above 0",
+             fmt::format("a mean of {}", a.interarrival_s.mean()));
   } else {
     a.kind = arrival_kind::trace;
     a.trace_file = r.text("trace_file", std::nullopt);
@@ -421,7 +430,7 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
     }
   }
   bool unbounded =
-      arrivals.kind == arrival_kind::poisson ||
+      arrivals.kind == arrival_kind::poisson || arrivals.kind == arrival_kind::renewal ||
       (arrivals.kind == arrival_kind::piecewise && std::isinf(arrivals.segments.back().duration_s));
   if (unbounded && !run.horizon_s)
     throw sim::input_error(top.file() + ": /run/horizon_s",
@@ -429,6 +438,7 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
   if (run.horizon_s) {
     double rate = arrivals.kind == arrival_kind::poisson     ? arrivals.rate_per_s
                   : arrivals.kind == arrival_kind::piecewise ? arrivals.segments.back().rate_per_s
+                  : arrivals.kind == arrival_kind::renewal   ? 1.0 / arrivals.interarrival_s.mean()
                                                              : 0.0;
     double expected = rate * *run.horizon_s + static_cast<double>(arrivals.backlog_users);
     if (unbounded && expected > static_cast<double>(max_users))
@@ -802,6 +812,10 @@ json to_json(const scenario& s) {
     case arrival_kind::trace:
       a["process"] = "trace";
       a["trace_file"] = s.arrivals.trace_file;
+      break;
+    case arrival_kind::renewal:
+      a["process"] = "renewal";
+      a["interarrival_s"] = to_json(s.arrivals.interarrival_s);
       break;
   }
   a["backlog_users"] = s.arrivals.backlog_users;

@@ -27,7 +27,7 @@ struct user_class {
   double pay_later_probability = 0.0;
 };
 
-enum class arrival_kind { poisson, piecewise, trace };
+enum class arrival_kind { poisson, piecewise, trace, renewal };
 
 struct arrival_spec {
   arrival_kind kind = arrival_kind::poisson;
@@ -35,6 +35,7 @@ struct arrival_spec {
   std::vector<sim::rate_segment> segments;
   std::string trace_file;                // as written in the scenario
   std::vector<sim::trace_record> trace;  // loaded records
+  sim::distribution interarrival_s = sim::distribution::exponential(1.0);  // renewal
   std::uint64_t backlog_users = 0;
 };
 

@@ -406,6 +406,248 @@ TEST(Cli, EstimateCoversTickReleaseAndErlangA) {
   EXPECT_NE(ea.out.find("P(abandon)"), std::string::npos);
 }
 
+namespace {
+
+// Runs `args --shard K/N --out DIR/PREFIX-K.json` for every K at once (a job array's tasks)
+// and returns the files.
+std::vector<std::string> run_shards(const std::string& args, int n, const fs::path& dir,
+                                    const std::string& prefix) {
+  std::string cmd;
+  std::vector<std::string> files;
+  for (int k = 0; k < n; ++k) {
+    files.push_back((dir / (prefix + "-" + std::to_string(k) + ".json")).string());
+    cmd += std::string(WAITROOM_BINARY) + " " + args + " --shard " + std::to_string(k) + "/" +
+           std::to_string(n) + " --out " + files.back() + " & ";
+  }
+  cmd += "wait";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  for (const auto& f : files) EXPECT_TRUE(fs::exists(f)) << f;
+  return files;
+}
+
+}  // namespace
+
+TEST(Cli, ShardedReplicationsMergeToTheUnshardedRun) {
+  fs::path dir = fs::path(testing::TempDir()) / ("run_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string args = "run " + scenario("clinic_ratio.json") + " --replications 5";
+  auto full_json = run(args + " --format json");
+  auto full_table = run(args);
+  ASSERT_EQ(full_json.code, 0) << full_json.err;
+  auto files = run_shards(args, 3, dir, "run");
+  // Any order; JSON (with the pooled histograms, bit for bit) and the table alike.
+  auto merged = run("merge " + files[2] + " " + files[0] + " " + files[1] + " --format json");
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, full_json.out);
+  auto table = run("merge " + files[1] + " " + files[2] + " " + files[0]);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out, full_table.out);
+  // More shards than replications: some shards are empty, the merge is still the same.
+  auto many = run_shards(args, 7, dir, "many");
+  std::string all;
+  for (const auto& f : many) all += " " + f;
+  EXPECT_EQ(run("merge" + all + " --format json").out, full_json.out);
+  // A repeated shard, a missing one, a shard of other overrides: exit 2 naming the shard.
+  auto twice = run("merge " + files[0] + " " + files[0] + " " + files[1]);
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.err.find(files[0] + ": expected shard K of 3 given once, found shard 0 again"),
+            std::string::npos)
+      << twice.err;
+  auto other = run_shards(args + " --set /description=other", 3, dir, "other");
+  auto mixed = run("merge " + files[0] + " " + files[1] + " " + other[2]);
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find(other[2]), std::string::npos) << mixed.err;
+  EXPECT_EQ(run(args + " --shard 0/3 --trace " + (dir / "t.jsonl").string()).code, 2);
+  EXPECT_EQ(run("run " + scenario("clinic_ratio.json") + " --shard 0/2").code, 2);  // R = 1
+  EXPECT_EQ(run(args + " --shard 1/x").code, 2);
+}
+
+TEST(Cli, ShardsOfAnEditedScenarioAreRefusedNamingTheShard) {
+  fs::path dir = fs::path(testing::TempDir()) / ("hash_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path sc = dir / "clinic.json";
+  fs::copy_file(scenario("clinic_ratio.json"), sc, fs::copy_options::overwrite_existing);
+  const std::string args = "run " + sc.string() + " --replications 4";
+  auto files = run_shards(args, 2, dir, "h");
+  ASSERT_EQ(run("merge " + files[0] + " " + files[1] + " --format json").code, 0);
+  // The same arguments on an edited file: the shard's scenario hash differs.
+  auto text = slurp(sc);
+  auto at = text.find("Seed 000 layer 2");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(sc) << text.replace(at, 4, "Edited");
+  auto edited = run_shards(args, 2, dir, "e");
+  auto mixed = run("merge " + files[0] + " " + edited[1]);
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(
+      mixed.err.find(edited[1] + ": expected a shard of the same scenario content as " + files[0]),
+      std::string::npos)
+      << mixed.err;
+  // All shards of the old content, merged after the edit: refused too, naming the shard.
+  auto stale = run("merge " + files[0] + " " + files[1]);
+  EXPECT_EQ(stale.code, 2);
+  EXPECT_NE(stale.err.find(files[0] + ": expected a shard of " + sc.string() + " as it is now"),
+            std::string::npos)
+      << stale.err;
+  // A damaged shard: exit 2 naming it, never a crash.
+  const std::string damaged = (dir / "damaged.json").string();
+  auto j = nlohmann::json::parse(slurp(edited[0]));
+  j["units"][0]["table"].erase(0);
+  std::ofstream(damaged) << j.dump();
+  auto bad = run("merge " + damaged + " " + edited[1]);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(damaged), std::string::npos) << bad.err;
+  j = nlohmann::json::parse(slurp(edited[0]));
+  j["units"][0]["waits"][0]["wait_ns"]["lower"][0] = "x";
+  std::ofstream(damaged) << j.dump();
+  bad = run("merge " + damaged + " " + edited[1]);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(damaged), std::string::npos) << bad.err;
+}
+
+TEST(Cli, ShardedCheckMergesToTheUnshardedVerdictAndJunit) {
+  fs::path dir = fs::path(testing::TempDir()) / ("check_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // A failing target (VIP mean wait 1 s against 0.9 s): the verdict, its exit code and the
+  // JUnit file.
+  const std::string args = "check " + scenario("priority_mm1.json") + " " +
+                           scenario("priority_mm1.json") +
+                           " --set /sla/targets/0/max=0.9 --set /run/horizon_s=50000";
+  const std::string junit = (dir / "full.xml").string(), merged_junit = (dir / "m.xml").string();
+  auto full = run(args + " --junit " + junit);
+  ASSERT_EQ(full.code, 1) << full.err;
+  auto files = run_shards(args, 3, dir, "c");
+  auto merged =
+      run("merge " + files[2] + " " + files[1] + " " + files[0] + " --junit " + merged_junit);
+  EXPECT_EQ(merged.code, 1) << merged.err;
+  EXPECT_EQ(merged.out, full.out);
+  EXPECT_EQ(slurp(merged_junit), slurp(junit));
+  auto pass = run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000");
+  ASSERT_EQ(pass.code, 0) << pass.err;
+  auto pf = run_shards("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000", 4,
+                       dir, "p");
+  auto pm = run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3]);
+  EXPECT_EQ(pm.code, 0) << pm.err;
+  EXPECT_EQ(pm.out, pass.out);
+  // Merged shards print and write what the unsharded check does, in every format; without
+  // --shard, --out is check's result file.
+  for (const std::string f : {"json", "csv", "table"}) {
+    auto whole =
+        run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000 --format " + f);
+    ASSERT_EQ(whole.code, 0) << whole.err;
+    auto merged_f =
+        run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3] + " --format " + f);
+    EXPECT_EQ(merged_f.code, 0) << merged_f.err;
+    EXPECT_EQ(merged_f.out, whole.out) << f;
+  }
+  const auto whole_file = (dir / "whole.json").string(),
+             merged_file = (dir / "merged.json").string();
+  ASSERT_EQ(run("check " + scenario("priority_mm1.json") + " --set /run/horizon_s=50000 --out " +
+                whole_file)
+                .code,
+            0);
+  ASSERT_EQ(
+      run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + pf[3] + " --out " + merged_file)
+          .code,
+      0);
+  EXPECT_FALSE(slurp(whole_file).empty());
+  EXPECT_EQ(slurp(merged_file), slurp(whole_file));
+  // Shards of different commands never merge.
+  auto r = run_shards(
+      "run " + scenario("priority_mm1.json") + " --replications 4 --set /run/horizon_s=1000", 4,
+      dir, "r");
+  EXPECT_EQ(run("merge " + pf[0] + " " + pf[1] + " " + pf[2] + " " + r[3]).code, 2);
+}
+
+TEST(Cli, EstimateJsonHasFullPrecisionAndTheNewClosedForms) {
+  auto r = run("estimate " + scenario("priority_mm1.json") +
+               " --replications 3 --set /run/horizon_s=20000 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["model"], "M/G/1 non-preemptive priority, 2 levels (Cobham)");
+  EXPECT_EQ(j["rows"][0]["name"], "vip");
+  EXPECT_NEAR(j["rows"][0]["closed_form"].get<double>(), 1.0, 1e-15);
+  EXPECT_NEAR(j["rows"][1]["closed_form"].get<double>(), 5.0, 1e-14);
+  EXPECT_EQ(j["rows"][2]["name"], "P(wait > 0)");
+  EXPECT_EQ(j["rows"][2]["closed_form"].get<double>(), 0.8);
+  // A value with no short decimal keeps all its digits: M/M/3, two classes at 1/s.
+  auto m = run("estimate " + scenario("priority_mm1.json") +
+               " --set /release/slots=3 --set /arrivals/rate_per_s=2 --set /classes/0/share=0.5"
+               " --set /classes/1/share=0.5 --set /run/horizon_s=5000 --replications 2"
+               " --format json");
+  ASSERT_EQ(m.code, 0) << m.err;
+  auto mj = nlohmann::json::parse(m.out);
+  EXPECT_EQ(mj["model"], "M/M/3 non-preemptive priority, 2 levels (Cobham with Erlang C)");
+  EXPECT_NEAR(mj["rows"][0]["closed_form"].get<double>(), 2.0 / 9.0, 1e-16);
+  EXPECT_NE(m.out.find("0.222222222222222"), std::string::npos);  // not 4 decimals
+  // No closed form: the reason, and null values.
+  auto none = run("estimate " + scenario("clinic_ratio.json") +
+                  " --replications 2 --set /run/horizon_s=600 --format json");
+  ASSERT_EQ(none.code, 0) << none.err;
+  auto nj = nlohmann::json::parse(none.out);
+  EXPECT_TRUE(nj["model"].is_null());
+  EXPECT_FALSE(nj["reason"].get<std::string>().empty());
+  EXPECT_TRUE(nj["rows"][0]["closed_form"].is_null());
+}
+
+TEST(Cli, RenewalArrivalsRunAndEstimateAgainstGM1) {
+  auto r = run("estimate " + scenario("mmc_validation.json") +
+               " --set '/arrivals={\"process\":\"renewal\",\"interarrival_s\":"
+               "{\"dist\":\"erlang\",\"k\":2,\"mean\":1.25}}' --set /release/slots=1"
+               " --set /run/horizon_s=20000 --replications 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("G/M/1 with erlang interarrival times"), std::string::npos) << r.out;
+  auto v = run("validate " + scenario("mmc_validation.json") +
+               " --set '/arrivals={\"process\":\"renewal\",\"interarrival_s\":"
+               "{\"dist\":\"deterministic\",\"value\":0.5}}'");
+  ASSERT_EQ(v.code, 0) << v.err;
+  auto j = nlohmann::json::parse(v.out);
+  EXPECT_EQ(j["arrivals"]["process"], "renewal");
+  EXPECT_EQ(j["arrivals"]["interarrival_s"]["value"], 0.5);
+  auto zero = run("validate " + scenario("mmc_validation.json") +
+                  " --set '/arrivals={\"process\":\"renewal\",\"interarrival_s\":"
+                  "{\"dist\":\"deterministic\",\"value\":0}}'");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("/arrivals/interarrival_s"), std::string::npos) << zero.err;
+  auto stray = run("validate " + scenario("mmc_validation.json") +
+                   " --set '/arrivals={\"process\":\"poisson\",\"rate_per_s\":1,"
+                   "\"interarrival_s\":{\"dist\":\"deterministic\",\"value\":1}}'");
+  EXPECT_EQ(stray.code, 2);
+}
+
+TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
+  fs::path dir = fs::path(testing::TempDir()) / ("plan_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string args = "plan " + scenario("clinic_ratio_plan.json") +
+                           " --knob /release/selection/weights/0 --range 4:12:2"
+                           " --tie /release/selection/weights/1=30-x --quiet";
+  const std::string csv = (dir / "full.csv").string(), merged_csv = (dir / "m.csv").string();
+  auto full = run(args + " --csv " + csv);
+  ASSERT_EQ(full.code, 0) << full.err;
+  auto files = run_shards(args, 3, dir, "plan");
+  auto merged = run("merge " + files[1] + " " + files[2] + " " + files[0] + " --csv " + merged_csv);
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, full.out);
+  EXPECT_EQ(slurp(merged_csv), slurp(csv));
+  EXPECT_NE(merged.out.find("from 6 to 10"), std::string::npos) << merged.out;
+  // Two knobs: the feasible-region map.
+  const std::string map = "plan " + scenario("mmc_validation.json") +
+                          " --knob /arrivals/rate_per_s --range 2:3.8:0.6 --knob /release/slots"
+                          " --range 4:5:1 --set /sla/replications=3 --set /run/horizon_s=2000";
+  auto map_full = run(map);
+  ASSERT_EQ(map_full.code, 0) << map_full.err;
+  auto map_files = run_shards(map, 2, dir, "map");
+  EXPECT_EQ(run("merge " + map_files[0] + " " + map_files[1]).out, map_full.out);
+  // --search picks each value from the last verdict: it says it cannot be sharded.
+  auto search = run(args + " --search --shard 0/2");
+  EXPECT_EQ(search.code, 2);
+  EXPECT_NE(search.err.find("without --search"), std::string::npos) << search.err;
+  // A plan's shards and a sweep's never merge.
+  auto sweep = run_shards(
+      "sweep " + scenario("clinic.json") + " --vary /release/batch=5:6:1 --replications 2 --quiet",
+      3, dir, "sw");
+  EXPECT_EQ(run("merge " + files[0] + " " + files[1] + " " + sweep[2]).code, 2);
+}
+
 // Issue 11: help per command, progress only on a terminal, check/plan/sweep outputs for
 // people and programs, HTML reports from saved results.
 TEST(Cli, EachCommandsHelpListsEveryOptionItAccepts) {
@@ -429,17 +671,17 @@ TEST(Cli, ProgressLineOnlyOnATerminalAndNeverWhenQuiet) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
   fs::path dir = fs::path(testing::TempDir()) / ("waitroom_tty_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  // Ten concert replications (1M users each) on one thread take several seconds: well past
-  // the one second before the line shows, on any machine of this kind.
+  // Twelve concert replications on one thread take about two seconds (three took half a
+  // second after the engine's speed-ups): long enough to show.
   std::string cmd = std::string(WAITROOM_BINARY) + " run " + scenario("concert_presale.json") +
-                    " --replications 10 --threads 1 >/dev/null";
+                    " --replications 12 --threads 1 >/dev/null";
   auto tty = [&](const std::string& extra, const std::string& name) {
     fs::path log = dir / name;
     std::string s = "script -qec '" + cmd + extra + "' /dev/null >" + log.string() + " 2>&1";
     EXPECT_EQ(std::system(s.c_str()), 0);
     return slurp(log);
   };
-  EXPECT_NE(tty("", "tty.txt").find("[10/10] 100% ETA"), std::string::npos);
+  EXPECT_NE(tty("", "tty.txt").find("[12/12] 100% ETA"), std::string::npos);
   EXPECT_EQ(tty(" --quiet", "quiet.txt").find("ETA"), std::string::npos);
   auto piped = run("run " + scenario("concert_presale.json") + " --replications 3 --threads 1");
   EXPECT_EQ(piped.err.find("ETA"), std::string::npos) << piped.err;

@@ -76,3 +76,45 @@ TEST(Arrivals, TraceReplayAndErrors) {
   expect_error("-1,vip\n", "between 0 and 100 years");
   EXPECT_THROW(read_trace_csv(path + ".missing", {"vip"}), input_error);
 }
+
+TEST(Arrivals, RenewalDrawsItsInterarrivalTimes) {
+  // Deterministic gaps: exactly k * 0.3 s (accumulated in seconds, rounded once).
+  auto d = arrival_process::renewal(distribution::constant(0.3));
+  rng r(1);
+  arrival a{};
+  for (int k = 1; k <= 1000; ++k) {
+    ASSERT_TRUE(d.next(r, a));
+    ASSERT_EQ(a.time, sim_time::from_seconds(0.3 * k)) << k;
+    ASSERT_EQ(a.user_class, -1);
+  }
+  EXPECT_TRUE(std::isinf(d.expected_count()));
+  // Erlang-4 gaps of mean 2: sample mean and variance (mean^2 / k = 1) within 5 standard
+  // errors of n = 200,000 gaps.
+  auto e = arrival_process::renewal(distribution::erlang(4, 2.0));
+  const int n = 200000;
+  double prev = 0, sum = 0, sum2 = 0;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(e.next(r, a));
+    double gap = a.time.seconds() - prev;
+    prev = a.time.seconds();
+    sum += gap;
+    sum2 += gap * gap;
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  EXPECT_NEAR(mean, 2.0, 5 * std::sqrt(1.0 / n));
+  // Var of the sample variance ~ (mu4 - sigma^4) / n; gamma(4, 1/2): mu4 = 3 s^4 (1 + 2/k)
+  // = 4.5, sigma^4 = 1.
+  EXPECT_NEAR(var, 1.0, 5 * std::sqrt(3.5 / n));
+  // Empirical gaps take only the listed values.
+  auto m = arrival_process::renewal(distribution::empirical({0.5, 1.5}));
+  prev = 0;
+  int small = 0;
+  for (int i = 0; i < 10000; ++i) {
+    ASSERT_TRUE(m.next(r, a));
+    double gap = a.time.seconds() - prev;
+    prev = a.time.seconds();
+    ASSERT_TRUE(std::abs(gap - 0.5) < 1e-8 || std::abs(gap - 1.5) < 1e-8) << gap;
+    small += gap < 1.0;
+  }
+  EXPECT_NEAR(small, 5000, 5 * std::sqrt(10000 * 0.25));
+}

@@ -167,11 +167,14 @@ TEST(QueueingTheory, MMcWithAbandonmentMatchesErlangA) {
     "queue": {"policy": "fifo", "time_unit": "us"},
     "release": {"mode": "concurrency", "slots": 2, "session_s": {"dist": "exponential", "mean": 1}},
     "run": {"horizon_s": 50000, "sample_interval_s": 1000}})");
-  std::vector<double> abandon_share, queue_time;
+  std::vector<double> abandon_share, queue_time, waited;
   for (int rep = 0; rep < replications; ++rep) {
     auto r = models::run_scenario(s, s.seed, static_cast<std::uint64_t>(rep));
     const auto& w = r.overall;
     abandon_share.push_back(static_cast<double>(w.abandoned) / static_cast<double>(w.arrived));
+    // Everyone who gave up had waited; a released user waited unless its wait was 0 ns.
+    const double left = static_cast<double>(w.wait_ns.count() + w.abandon_s.count());
+    waited.push_back(1.0 - static_cast<double>(w.wait_ns.bucket(0)) / left);
     double sum = w.wait_s.mean() * static_cast<double>(w.wait_s.count()) +
                  w.abandon_s.mean() * static_cast<double>(w.abandon_s.count());
     queue_time.push_back(sum / static_cast<double>(w.wait_s.count() + w.abandon_s.count()));
@@ -183,6 +186,11 @@ TEST(QueueingTheory, MMcWithAbandonmentMatchesErlangA) {
   EXPECT_TRUE(tq.contains(time_in_queue))
       << tq.mean << " +- " << tq.half_width << " vs " << time_in_queue;
   EXPECT_GT(p_abandon, 0.05);  // the test has teeth: a tenth of users give up
+  double busy = 0;             // P(N >= c) of the same chain: an arrival finds every server busy
+  for (std::size_t n = c; n < p.size(); ++n) busy += p[n] / total;
+  auto pw = sim::mean_interval(waited, level);
+  EXPECT_TRUE(pw.contains(busy)) << pw.mean << " +- " << pw.half_width << " vs " << busy;
+  EXPECT_NEAR(models::erlang_a(c, lambda, 1.0, 1.0 / theta).p_wait, busy, 1e-9 * busy);
 }
 
 TEST(QueueingTheory, TickReleaseMatchesItsMarkovChain) {
@@ -200,4 +208,100 @@ TEST(QueueingTheory, TickReleaseMatchesItsMarkovChain) {
   EXPECT_TRUE(w.contains(chain->mean_wait_s))
       << w.mean << " +- " << w.half_width << " vs " << chain->mean_wait_s;
   EXPECT_LT(w.half_width, 0.05 * chain->mean_wait_s);
+}
+
+TEST(QueueingTheory, ThreeClassPriorityMMcMatchesCobhamWithErlangC) {
+  // M/M/3, lambda = 2.4 split 0.2 / 0.3 / 0.5 over levels 0, 1, 2 (rho = 0.8).
+  auto s = scenario_from(R"({"name": "prio-mmc",
+    "classes": [{"name": "gold", "share": 0.2, "level": 0}, {"name": "silver", "share": 0.3, "level": 1},
+                {"name": "normal", "share": 0.5, "level": 2}],
+    "arrivals": {"process": "poisson", "rate_per_s": 2.4},
+    "queue": {"policy": "level", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 3, "session_s": {"dist": "exponential", "mean": 1.0}},
+    "run": {"horizon_s": 60000, "sample_interval_s": 1000}})");
+  auto e = models::analytic_for(s);
+  ASSERT_TRUE(e.estimate) << e.reason;
+  EXPECT_EQ(e.estimate->model, "M/M/3 non-preemptive priority, 3 levels (Cobham with Erlang C)");
+  auto r = replicate(s);
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto w = sim::mean_interval(r.mean_wait[k], level);
+    const double theory = e.estimate->mean_wait_s[k];
+    EXPECT_TRUE(w.contains(theory))
+        << k << ": " << w.mean << " +- " << w.half_width << " vs " << theory;
+  }
+  auto p = sim::mean_interval(r.p_wait, level);
+  EXPECT_TRUE(p.contains(*e.estimate->p_wait)) << p.mean << " +- " << p.half_width;
+  // The test has teeth: the classes' waits differ by far more than the intervals.
+  EXPECT_GT(e.estimate->mean_wait_s[2], 3 * e.estimate->mean_wait_s[0]);
+  EXPECT_LT(sim::mean_interval(r.mean_wait[2], level).half_width,
+            0.05 * e.estimate->mean_wait_s[2]);
+}
+
+TEST(QueueingTheory, TwoClassPriorityMD1MatchesCobham) {
+  auto s = scenario_from(R"({"name": "prio-md1",
+    "classes": [{"name": "vip", "share": 0.25, "level": 0}, {"name": "normal", "share": 0.75, "level": 1}],
+    "arrivals": {"process": "poisson", "rate_per_s": 0.8},
+    "queue": {"policy": "level", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 1, "session_s": {"dist": "deterministic", "value": 1.0}},
+    "run": {"horizon_s": 60000, "sample_interval_s": 1000}})");
+  auto e = models::analytic_for(s);
+  ASSERT_TRUE(e.estimate) << e.reason;
+  const double w0 = 0.8 * 1.0 / 2.0;  // sum lambda_i E[S^2] / 2
+  EXPECT_NEAR(e.estimate->mean_wait_s[0], w0 / 0.8, 1e-12);
+  EXPECT_NEAR(e.estimate->mean_wait_s[1], w0 / (0.8 * 0.2), 1e-12);
+  auto r = replicate(s);
+  for (std::size_t k = 0; k < 2; ++k) {
+    auto w = sim::mean_interval(r.mean_wait[k], level);
+    const double theory = e.estimate->mean_wait_s[k];
+    EXPECT_TRUE(w.contains(theory))
+        << k << ": " << w.mean << " +- " << w.half_width << " vs " << theory;
+  }
+}
+
+TEST(QueueingTheory, VipFirstTickReleaseMatchesItsChainsPerClass) {
+  // Poisson 27/s, a fifth VIP (level 0), 6 released every 200 ms: VIPs first.
+  auto s = scenario_from(R"({"name": "tick-vip",
+    "classes": [{"name": "vip", "share": 0.2, "level": 0}, {"name": "normal", "share": 0.8, "level": 1}],
+    "arrivals": {"process": "poisson", "rate_per_s": 27},
+    "queue": {"policy": "level", "time_unit": "us"},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 6},
+    "run": {"horizon_s": 20000, "sample_interval_s": 1000}})");
+  auto e = models::analytic_for(s);
+  ASSERT_TRUE(e.estimate) << e.reason;
+  ASSERT_FALSE(e.estimate->overall_only);
+  auto r = replicate(s);
+  for (std::size_t k = 0; k < 2; ++k) {
+    auto w = sim::mean_interval(r.mean_wait[k], level);
+    const double theory = e.estimate->mean_wait_s[k];
+    EXPECT_TRUE(w.contains(theory))
+        << k << ": " << w.mean << " +- " << w.half_width << " vs " << theory;
+    EXPECT_LT(w.half_width, 0.05 * theory);
+  }
+  EXPECT_GT(e.estimate->mean_wait_s[1], 2 * e.estimate->mean_wait_s[0]);
+}
+
+TEST(QueueingTheory, RenewalArrivalsMatchTheGM1Root) {
+  // D/M/1 and E_2/M/1 at rho = 0.8 (mu = 1): mean wait sigma / (mu (1 - sigma)) and
+  // P(wait) = sigma, with sigma the root of sigma = A*(mu (1 - sigma)).
+  for (std::string gap : {R"({"dist": "deterministic", "value": 1.25})",
+                          R"({"dist": "erlang", "k": 2, "mean": 1.25})"}) {
+    auto s = scenario_from(R"({"name": "gm1", "classes": [{"name": "all"}],
+      "arrivals": {"process": "renewal", "interarrival_s": )" +
+                           gap + R"(},
+      "queue": {"policy": "fifo", "time_unit": "us"},
+      "release": {"mode": "concurrency", "slots": 1, "session_s": {"dist": "exponential", "mean": 1.0}},
+      "run": {"horizon_s": 60000, "sample_interval_s": 1000}})");
+    auto e = models::analytic_for(s);
+    ASSERT_TRUE(e.estimate) << e.reason;
+    const double sigma = *e.estimate->p_wait, wq = e.estimate->mean_wait_s[0];
+    auto r = replicate(s);
+    auto w = sim::mean_interval(r.mean_wait[0], level);
+    auto p = sim::mean_interval(r.p_wait, level);
+    EXPECT_TRUE(w.contains(wq)) << gap << ": " << w.mean << " +- " << w.half_width << " vs " << wq;
+    EXPECT_TRUE(p.contains(sigma))
+        << gap << ": " << p.mean << " +- " << p.half_width << " vs " << sigma;
+    EXPECT_LT(w.half_width, 0.05 * wq);
+    // The test has teeth: Poisson arrivals at the same rate wait 4 s, far outside.
+    EXPECT_FALSE(w.contains(4.0));
+  }
 }

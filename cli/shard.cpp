@@ -1,0 +1,433 @@
+#include "shard.hpp"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "models/room/room.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
+#include "reports/report.hpp"
+#include "sha256.hpp"
+#include "sim/input_error.hpp"
+#include "sim/parallel.hpp"
+#include "version.hpp"
+
+namespace waitroom::cli {
+
+using nlohmann::json;
+
+shard_spec parse_shard(const std::optional<std::string>& text) {
+  if (!text) return {};
+  const std::string where = "--shard " + *text;
+  const auto slash = text->find('/');
+  auto whole = [&](const std::string& part) -> std::uint32_t {
+    if (part.empty() || part.size() > 7 ||
+        part.find_first_not_of("0123456789") != std::string::npos)
+      throw sim::input_error(where, "K/N with 0 <= K < N <= 1000000", "'" + *text + "'");
+    return static_cast<std::uint32_t>(std::stoul(part));
+  };
+  if (slash == std::string::npos)
+    throw sim::input_error(where, "K/N with 0 <= K < N <= 1000000", "'" + *text + "'");
+  const auto k = whole(text->substr(0, slash)), n = whole(text->substr(slash + 1));
+  if (n < 1 || n > 1000000 || k >= n)
+    throw sim::input_error(where, "K/N with 0 <= K < N <= 1000000", "'" + *text + "'");
+  return {k, n};
+}
+
+std::string scenario_hash(const models::scenario& s) {
+  return sha256_hex(models::to_json(s).dump());
+}
+
+namespace {
+
+// Runs f, turning a damaged shard file's JSON error into one naming the file.
+template <typename F>
+void in_shard(const std::string& path, F&& f) {
+  try {
+    f();
+  } catch (const nlohmann::json::exception& e) {
+    throw sim::input_error(path, "a well-formed shard file written by waitroom", e.what());
+  }
+}
+
+// Exact (bit-for-bit) round trips through JSON: nlohmann writes the shortest text that
+// reads back as the same double.
+json moments_json(const sim::running_moments& m) {
+  const auto st = m.save();
+  if (st.n == 0) return json::array({0});
+  return json::array({st.n, st.mean, st.m2, st.min, st.max});
+}
+
+sim::running_moments moments_from(const json& j) {
+  sim::running_moments::state st;
+  st.n = j.at(0).get<std::uint64_t>();
+  if (st.n > 0) {
+    st.mean = j.at(1).get<double>();
+    st.m2 = j.at(2).get<double>();
+    st.min = j.at(3).get<double>();
+    st.max = j.at(4).get<double>();
+  }
+  return sim::running_moments::restore(st);
+}
+
+json waits_json(const models::wait_stats& w) {
+  std::vector<std::uint64_t> lowers, counts;
+  for (const auto& b : w.wait_ns.nonzero_buckets()) {
+    lowers.push_back(b.lower);
+    counts.push_back(b.count);
+  }
+  return {
+      {"arrived", w.arrived},
+      {"refused", w.refused},
+      {"abandoned", w.abandoned},
+      {"paid_later", w.paid_later},
+      {"released", w.released},
+      {"waiting_at_end", w.waiting_at_end},
+      {"abandon_s", moments_json(w.abandon_s)},
+      {"wait_s", moments_json(w.wait_s)},
+      {"wait_ns",
+       {{"lower", lowers}, {"count", counts}, {"min", w.wait_ns.min()}, {"max", w.wait_ns.max()}}}};
+}
+
+models::wait_stats waits_from(const json& j, const std::string& where) {
+  models::wait_stats w;
+  w.arrived = j.at("arrived").get<std::uint64_t>();
+  w.refused = j.at("refused").get<std::uint64_t>();
+  w.abandoned = j.at("abandoned").get<std::uint64_t>();
+  w.paid_later = j.at("paid_later").get<std::uint64_t>();
+  w.released = j.at("released").get<std::uint64_t>();
+  w.waiting_at_end = j.at("waiting_at_end").get<std::uint64_t>();
+  w.abandon_s = moments_from(j.at("abandon_s"));
+  w.wait_s = moments_from(j.at("wait_s"));
+  const auto& h = j.at("wait_ns");
+  if (!w.wait_ns.restore(h.at("lower").get<std::vector<std::uint64_t>>(),
+                         h.at("count").get<std::vector<std::uint64_t>>(),
+                         h.at("min").get<std::uint64_t>(), h.at("max").get<std::uint64_t>()) ||
+      w.wait_ns.count() != w.wait_s.count())
+    throw sim::input_error(where + "/wait_ns", "the histogram of the waits in wait_s",
+                           "buckets that are not");
+  return w;
+}
+
+json shard_header(const char* command, shard_spec shard, json args, json hashes) {
+  return {{"waitroom_shard", 1},     {"command", command},
+          {"shard", shard.index},    {"of", shard.count},
+          {"args", std::move(args)}, {"scenario_sha256", std::move(hashes)},
+          {"units", json::array()}};
+}
+
+// The scenario a shard was run on, loaded again here, must be the same content.
+void check_hash(const std::string& path, const json& shard, std::size_t i,
+                const models::scenario& s, const std::string& scenario_file) {
+  std::string theirs;
+  in_shard(path, [&] {
+    const auto& h = shard.at("scenario_sha256");
+    theirs = h.is_array() ? h.at(i).get<std::string>() : h.get<std::string>();
+  });
+  const std::string ours = scenario_hash(s);
+  if (theirs != ours)
+    throw sim::input_error(
+        path, fmt::format("a shard of {} as it is now (scenario sha256 {})", scenario_file, ours),
+        fmt::format("a shard of another scenario content (sha256 {}): the "
+                    "scenario or its overrides changed since it ran",
+                    theirs));
+}
+
+std::string scenario_name_of(const std::optional<std::string>& path) {
+  return path ? *path : std::string("the embedded default scenario");
+}
+
+// Each unit of every shard exactly once: `total` units, unit u in shard u mod N.
+void check_units(const std::vector<std::string>& paths, const std::vector<json>& shards,
+                 std::size_t total, const std::function<std::size_t(const json&)>& unit_of) {
+  std::vector<bool> seen(total, false);
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const auto k = shards[i].at("shard").get<std::uint32_t>();
+      const auto n = shards[i].at("of").get<std::uint32_t>();
+      const auto& units = shards[i].at("units");
+      std::size_t expected = 0;
+      for (std::size_t u = k; u < total; u += n) ++expected;
+      if (!units.is_array() || units.size() != expected)
+        throw sim::input_error(paths[i] + ": /units", fmt::format("{} units", expected),
+                               units.is_array() ? fmt::format("{}", units.size()) : "no array");
+      for (std::size_t j = 0; j < units.size(); ++j) {
+        const std::size_t u = unit_of(units[j]);
+        if (u >= total || u % n != k || seen[u])
+          throw sim::input_error(fmt::format("{}: /units/{}", paths[i], j),
+                                 fmt::format("a unit of shard {} of {} given once", k, n),
+                                 fmt::format("unit {}", u));
+        seen[u] = true;
+      }
+    });
+}
+
+}  // namespace
+
+models::metric_table table_from_json(const json& j, std::size_t rows, const std::string& where) {
+  const std::size_t metrics = models::sla_metric_names().size();
+  if (!j.is_array() || j.size() != rows)
+    throw sim::input_error(where, fmt::format("a table of {} rows", rows), "another shape");
+  models::metric_table t;
+  for (const auto& row : j) {
+    if (!row.is_array() || row.size() != metrics)
+      throw sim::input_error(where, fmt::format("rows of {} metrics", metrics), "another shape");
+    models::metric_row r;
+    for (const auto& x : row)
+      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
+    t.push_back(std::move(r));
+  }
+  return t;
+}
+
+void check_shard_set(const std::vector<std::string>& paths, const std::vector<json>& shards) {
+  const json& first = shards.front();
+  std::uint32_t count = 0;
+  in_shard(paths[0], [&] { count = first.at("of").get<std::uint32_t>(); });
+  if (count < 1 || count > 1000000)
+    throw sim::input_error(paths[0] + ": /of", "a shard count from 1 to 1000000",
+                           std::to_string(count));
+  std::vector<bool> seen(count, false);
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const auto& sh = shards[i];
+      if (sh.value("command", "sweep") != first.value("command", "sweep") ||
+          sh.at("args") != first.at("args") || sh.at("of").get<std::uint32_t>() != count)
+        throw sim::input_error(paths[i], "a shard of the same job as " + paths[0],
+                               "a shard of another job (command, arguments or shard count differ)");
+      if (sh.value("scenario_sha256", json()) != first.value("scenario_sha256", json()))
+        throw sim::input_error(paths[i], "a shard of the same scenario content as " + paths[0],
+                               "another scenario sha256: the scenario changed between shards");
+      const auto k = sh.at("shard").get<std::uint32_t>();
+      if (k >= count || seen[k])
+        throw sim::input_error(paths[i], fmt::format("shard K of {} given once", count),
+                               fmt::format("shard {} again", k));
+      seen[k] = true;
+    });
+  for (std::uint32_t k = 0; k < count; ++k)
+    if (!seen[k])
+      throw sim::input_error("waitroom merge", fmt::format("all {} shards", count),
+                             fmt::format("shard {} missing", k));
+}
+
+int run_shard(const common_args& a, const models::scenario& s) {
+  const shard_spec shard = parse_shard(a.shard);
+  if (a.replications < 2)
+    throw sim::input_error("--shard", "--replications R with R >= 2 (a shard holds replications)",
+                           fmt::format("{} replication", a.replications));
+  if (a.trace) throw sim::input_error("--shard", "no --trace (a trace is of one run)", "--trace");
+  if (a.format && *a.format != "json")
+    throw sim::input_error("--format",
+                           "json or nothing with --shard (a shard file is JSON; "
+                           "choose the format at merge)",
+                           "'" + *a.format + "'");
+  if (a.html || a.series)
+    throw sim::input_error(a.html ? "--html" : "--series",
+                           "neither with --shard (ask `waitroom merge` for the HTML report)",
+                           a.html ? "--html" : "--series");
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t r = 0; r < a.replications; ++r)
+    if (shard.mine(r)) mine.push_back(r);
+  std::vector<reports::replication_summary> sums(mine.size());
+  sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
+    sums[k] = reports::summarize(models::run_scenario(s, s.seed, mine[k]));
+  });
+  json args{{"scenario", a.scenario_path ? json(*a.scenario_path) : json(nullptr)},
+            {"sets", a.sets},
+            {"seed", s.seed},
+            {"replications", a.replications}};
+  json j = shard_header("run", shard, std::move(args), scenario_hash(s));
+  for (const auto& x : sums) {
+    json waits = json::array();
+    for (const auto& w : x.waits) waits.push_back(waits_json(w));
+    j["units"].push_back({{"replication", x.replication},
+                          {"end_time_s", x.end_time_s},
+                          {"events", x.events},
+                          {"table", x.table},
+                          {"waits", waits}});
+  }
+  return write_or_print(a, j.dump() + "\n");
+}
+
+int merge_run(const common_args& m, const std::vector<std::string>& paths,
+              const std::vector<json>& shards) {
+  if (m.junit || m.csv)
+    throw sim::input_error(m.junit ? "--junit" : "--csv",
+                           "no --junit or --csv for run shards (use --format csv)",
+                           m.junit ? "--junit" : "--csv");
+  common_args a = m;
+  std::uint64_t seed = 0;
+  std::uint32_t reps = 0;
+  in_shard(paths[0], [&] {
+    const json& args = shards.front().at("args");
+    if (args.at("scenario").is_null())
+      a.scenario_path.reset();
+    else
+      a.scenario_path = args.at("scenario").get<std::string>();
+    a.sets = args.at("sets").get<std::vector<std::string>>();
+    seed = args.at("seed").get<std::uint64_t>();
+    reps = args.at("replications").get<std::uint32_t>();
+  });
+  models::scenario s = load(a, a.scenario_path);
+  s.seed = seed;
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    check_hash(paths[i], shards[i], 0, s, scenario_name_of(a.scenario_path));
+  check_units(paths, shards, reps,
+              [](const json& u) { return u.at("replication").get<std::size_t>(); });
+  const std::size_t rows = s.classes.size() + 1;
+  std::vector<reports::replication_summary> sums(reps);
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const auto& units = shards[i].at("units");
+      for (std::size_t k = 0; k < units.size(); ++k) {
+        const auto& u = units[k];
+        const std::string where = fmt::format("{}: /units/{}", paths[i], k);
+        auto& x = sums[u.at("replication").get<std::size_t>()];
+        x.replication = u.at("replication").get<std::uint64_t>();
+        x.end_time_s = u.at("end_time_s").get<double>();
+        x.events = u.at("events").get<std::uint64_t>();
+        x.table = table_from_json(u.at("table"), rows, where + "/table");
+        const auto& ws = u.at("waits");
+        if (!ws.is_array() || ws.size() != rows)
+          throw sim::input_error(where + "/waits", fmt::format("{} wait summaries", rows),
+                                 "another shape");
+        for (std::size_t c = 0; c < rows; ++c)
+          x.waits.push_back(waits_from(ws[c], fmt::format("{}/waits/{}", where, c)));
+      }
+    });
+  // As unsharded `run --replications`: table, json or csv, and --html.
+  const std::string format = m.format.value_or(m.out ? "json" : "table");
+  nlohmann::json result;
+  if (format != "table" || m.html) result = reports::replications_json(s, sums, 0.95, version);
+  if (m.html && write_html(*m.html, result, s.name) != exit_ok) return exit_output;
+  const std::string text = format == "json"  ? result.dump(2) + "\n"
+                           : format == "csv" ? reports::run_csv(result)
+                                             : reports::replications_table(s, sums, 0.95);
+  return write_or_print(m, text);
+}
+
+int check_output(const common_args& a, const std::vector<models::scenario>& scenarios,
+                 const std::vector<std::vector<models::metric_table>>& tables) {
+  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
+  bool all_pass = true;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  std::string text;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const auto& s = scenarios[i];
+    auto os = models::evaluate(*s.sla, tables[i]);
+    for (const auto& o : os) all_pass = all_pass && o.pass;
+    if (format == "table") text += reports::sla_table(s, os, s.sla->confidence);
+    outcomes.emplace_back(&s, std::move(os));
+  }
+  if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
+    fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
+    return exit_output;
+  }
+  const auto result = reports::check_json(outcomes, version);
+  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
+  text = format == "table" ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
+         : format == "csv" ? reports::check_csv(result)
+                           : result.dump(2) + "\n";
+  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
+  return all_pass ? exit_ok : exit_sla_failed;
+}
+
+namespace {
+
+// check's units: replication r of scenario i is unit offset[i] + r.
+std::vector<std::size_t> check_offsets(const std::vector<models::scenario>& scenarios) {
+  std::vector<std::size_t> offset{0};
+  for (const auto& s : scenarios) offset.push_back(offset.back() + s.sla->replications);
+  return offset;
+}
+
+}  // namespace
+
+int check_shard(const common_args& a, const std::vector<models::scenario>& scenarios) {
+  const shard_spec shard = parse_shard(a.shard);
+  // A shard holds tables, not verdicts: the verdict's outputs are chosen at merge.
+  if ((a.format && *a.format != "json") || a.html || a.junit)
+    throw sim::input_error(a.html    ? "--html"
+                           : a.junit ? "--junit"
+                                     : "--format",
+                           "none of --format table|csv, --html or --junit with --shard (a shard "
+                           "file is JSON; give them to `waitroom merge`)",
+                           a.html    ? "--html"
+                           : a.junit ? "--junit"
+                                     : "'" + *a.format + "'");
+  const auto offset = check_offsets(scenarios);
+  std::vector<std::pair<std::size_t, std::uint32_t>> mine;  // (scenario, replication)
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    for (std::uint32_t r = 0; r < scenarios[i].sla->replications; ++r)
+      if (shard.mine(offset[i] + r)) mine.emplace_back(i, r);
+  std::vector<models::metric_table> tables(mine.size());
+  sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
+    const auto& s = scenarios[mine[k].first];
+    tables[k] = models::tabulate(models::run_scenario(s, s.seed, mine[k].second));
+  });
+  json hashes = json::array();
+  for (const auto& s : scenarios) hashes.push_back(scenario_hash(s));
+  json args{{"scenarios", a.scenario_paths},
+            {"sets", a.sets},
+            {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
+  json j = shard_header("check", shard, std::move(args), std::move(hashes));
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    j["units"].push_back(
+        {{"scenario", mine[k].first}, {"replication", mine[k].second}, {"table", tables[k]}});
+  return write_or_print(a, j.dump() + "\n");
+}
+
+int merge_check(const common_args& m, const std::vector<std::string>& paths,
+                const std::vector<json>& shards) {
+  if (m.csv)
+    throw sim::input_error("--csv", "no --csv for check shards (use --format csv)", "--csv");
+  common_args a = m;
+  in_shard(paths[0], [&] {
+    const json& args = shards.front().at("args");
+    a.sets = args.at("sets").get<std::vector<std::string>>();
+    a.scenario_paths = args.at("scenarios").get<std::vector<std::string>>();
+    a.seed.reset();
+    if (!args.at("seed").is_null()) a.seed = args.at("seed").get<std::uint64_t>();
+  });
+  std::vector<models::scenario> scenarios;
+  for (const auto& p : a.scenario_paths) {
+    scenarios.push_back(load(a, p));
+    if (!scenarios.back().sla)
+      throw sim::input_error(p + ": /sla", "an sla block to check", "none");
+    if (a.seed) scenarios.back().seed = *a.seed;
+  }
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    for (std::size_t k = 0; k < scenarios.size(); ++k)
+      check_hash(paths[i], shards[i], k, scenarios[k], a.scenario_paths[k]);
+  const auto offset = check_offsets(scenarios);
+  auto unit_of = [&](const json& u) {
+    const auto i = u.at("scenario").get<std::size_t>();
+    const auto r = u.at("replication").get<std::size_t>();
+    if (i >= scenarios.size() || r >= scenarios[i].sla->replications)
+      return std::numeric_limits<std::size_t>::max();
+    return offset[i] + r;
+  };
+  check_units(paths, shards, offset.back(), unit_of);
+  std::vector<std::vector<models::metric_table>> tables(scenarios.size());
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    tables[i].resize(scenarios[i].sla->replications);
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const auto& units = shards[i].at("units");
+      for (std::size_t k = 0; k < units.size(); ++k) {
+        const auto& u = units[k];
+        const auto sc = u.at("scenario").get<std::size_t>();
+        tables[sc][u.at("replication").get<std::size_t>()] =
+            table_from_json(u.at("table"), scenarios[sc].classes.size() + 1,
+                            fmt::format("{}: /units/{}/table", paths[i], k));
+      }
+    });
+  return check_output(a, scenarios, tables);
+}
+
+}  // namespace waitroom::cli

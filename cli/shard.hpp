@@ -1,0 +1,56 @@
+#pragma once
+// Splitting expensive commands over processes (a job array's tasks): `run --replications R
+// --shard K/N`, `check --shard K/N` and `sweep --shard K/N` each write a shard file of the
+// units whose index is K modulo N; `waitroom merge` combines all N into exactly what the
+// unsharded command writes. Every shard carries the SHA-256 of each effective scenario, so
+// shards of different scenarios (or of an edited file) never merge.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "models/scenario/scenario.hpp"
+#include "models/sla/sla.hpp"
+
+namespace waitroom::cli {
+
+struct shard_spec {
+  std::uint32_t index = 0;
+  std::uint32_t count = 1;
+  bool mine(std::size_t unit) const { return unit % count == index; }
+};
+// "K/N" with 0 <= K < N (the flag's text in errors); none: the whole job.
+shard_spec parse_shard(const std::optional<std::string>& text);
+
+// The content hash of an effective scenario (every default filled in, overrides applied).
+std::string scenario_hash(const models::scenario& s);
+
+// `run --replications R --shard K/N`: replications K, K + N, ... as a shard file.
+int run_shard(const common_args& a, const models::scenario& s);
+// `check --shard K/N`: the units are (scenario, replication) pairs in order.
+int check_shard(const common_args& a, const std::vector<models::scenario>& scenarios);
+
+// check's verdict from each scenario's metric tables (one per replication): the tables, the
+// final line and the exit code; the same code for `check` and for `merge` of its shards.
+int check_output(const common_args& a, const std::vector<models::scenario>& scenarios,
+                 const std::vector<std::vector<models::metric_table>>& tables);
+
+// `merge` of run and check shards (already read: paths[i] is shards[i]'s file).
+int merge_run(const common_args& m, const std::vector<std::string>& paths,
+              const std::vector<nlohmann::json>& shards);
+int merge_check(const common_args& m, const std::vector<std::string>& paths,
+                const std::vector<nlohmann::json>& shards);
+
+// Checks that the shards are one job's: same command and arguments, each K of N given once.
+// Throws input_error naming the offending shard file.
+void check_shard_set(const std::vector<std::string>& paths,
+                     const std::vector<nlohmann::json>& shards);
+// A metric table from a shard file (NaN written as null), checked to have `rows` rows of
+// every metric; throws input_error naming `where`.
+models::metric_table table_from_json(const nlohmann::json& j, std::size_t rows,
+                                     const std::string& where);
+
+}  // namespace waitroom::cli
