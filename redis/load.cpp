@@ -134,6 +134,9 @@ class generator {
       case models::arrival_kind::trace:
         process_ = sim::arrival_process::replay(sc.arrivals.trace);
         break;
+      case models::arrival_kind::renewal:
+        process_ = sim::arrival_process::renewal(sc.arrivals.interarrival_s);
+        break;
     }
     for (std::size_t l = 0; l < sc.lists.size(); ++l)
       lists_.push_back(std::make_unique<models::token_zset>(token_salt));
