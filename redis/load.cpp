@@ -124,20 +124,7 @@ class generator {
     if (sc.release.mode != models::release_mode::tick)
       throw sim::input_error("/release/mode", "\"tick\" in load mode",
                              std::string("\"") + models::to_string(sc.release.mode) + "\"");
-    switch (sc.arrivals.kind) {
-      case models::arrival_kind::poisson:
-        process_ = sim::arrival_process::poisson(sc.arrivals.rate_per_s);
-        break;
-      case models::arrival_kind::piecewise:
-        process_ = sim::arrival_process::piecewise(sc.arrivals.segments);
-        break;
-      case models::arrival_kind::trace:
-        process_ = sim::arrival_process::replay(sc.arrivals.trace);
-        break;
-      case models::arrival_kind::renewal:
-        process_ = sim::arrival_process::renewal(sc.arrivals.interarrival_s);
-        break;
-    }
+    process_ = models::make_arrival_process(sc.arrivals);
     for (std::size_t l = 0; l < sc.lists.size(); ++l)
       lists_.push_back(std::make_unique<models::token_zset>(token_salt));
     backlog_left_ = sc.arrivals.backlog_users;

@@ -11,20 +11,6 @@ namespace {
 // A run without a horizon could sample without end; the cap keeps memory bounded.
 constexpr std::size_t max_samples = 10'000'000;
 
-sim::arrival_process make_arrivals(const arrival_spec& a) {
-  switch (a.kind) {
-    case arrival_kind::poisson:
-      return sim::arrival_process::poisson(a.rate_per_s);
-    case arrival_kind::piecewise:
-      return sim::arrival_process::piecewise(a.segments);
-    case arrival_kind::trace:
-      return sim::arrival_process::replay(a.trace);
-    case arrival_kind::renewal:
-      return sim::arrival_process::renewal(a.interarrival_s);
-  }
-  return sim::arrival_process::poisson(1.0);
-}
-
 template <class T, class F>
 std::vector<double> shares(const std::vector<T>& items, F share) {
   std::vector<double> out;
@@ -42,7 +28,7 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       select_rng_(seed, replication, "selection"),
       patience_rng_(seed, replication, "patience"),
       pay_later_salt_(sim::rng(seed, replication, "pay_later").next()),
-      arrivals_(make_arrivals(s.arrivals)),
+      arrivals_(make_arrival_process(s.arrivals)),
       mix_(shares(s.classes, [](const user_class& c) { return c.share; })),
       sku_mix_(shares(s.skus, [](const sku_spec& k) { return k.share; })),
       sku_rng_(seed, replication, "sku"),

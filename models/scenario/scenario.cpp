@@ -741,6 +741,20 @@ void apply_override(json& j, const std::string& assignment) {
   }
 }
 
+sim::arrival_process make_arrival_process(const arrival_spec& a) {
+  switch (a.kind) {
+    case arrival_kind::poisson:
+      return sim::arrival_process::poisson(a.rate_per_s);
+    case arrival_kind::piecewise:
+      return sim::arrival_process::piecewise(a.segments);
+    case arrival_kind::trace:
+      return sim::arrival_process::replay(a.trace);
+    case arrival_kind::renewal:
+      return sim::arrival_process::renewal(a.interarrival_s);
+  }
+  return sim::arrival_process::poisson(1.0);
+}
+
 json to_json(const sim::distribution& d) {
   json j{{"dist", to_string(d.kind)}};
   switch (d.kind) {

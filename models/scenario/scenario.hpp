@@ -178,6 +178,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
 // Applies `--set /pointer=value` (value parsed as JSON, else taken as a string).
 void apply_override(nlohmann::json& j, const std::string& assignment);
 
+// The arrival process a scenario's arrivals section describes (the room's and load mode's).
+sim::arrival_process make_arrival_process(const arrival_spec& a);
 nlohmann::json to_json(const sim::distribution& d);
 nlohmann::json to_json(const scenario& s);
 
