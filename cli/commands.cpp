@@ -51,7 +51,7 @@ usage:
                [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
                [--format table|json|csv] [--junit FILE]
-  waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
+  waitroom load SCENARIO --redis URL [--speed X|asap|max] [--clients K] [--duration S]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
                [--tie /pointer=EXPR] [--search] [--format table|json] [--out FILE]
                [--csv FILE] [--html FILE] [--set ...] [--seed N] [--replications R]

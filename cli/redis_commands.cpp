@@ -16,6 +16,7 @@
 #include "redis/load.hpp"
 #include "redis/mirror.hpp"
 #include "redis/report.hpp"
+#include "redis/speed_search.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
@@ -32,6 +33,8 @@ struct load_args {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out, format;
   bool keep = false;
+  bool search = false;  // --speed max: find the fastest speed Redis keeps up with
+  std::optional<double> probe_s, p99_limit_ms;
 };
 
 double number(const std::string& flag, const std::string& v, double lo) {
@@ -56,6 +59,8 @@ load_args parse(const std::vector<std::string>& args) {
     } else if (f == "--speed") {
       auto v = value();
       if (v == "max")
+        a.search = true;
+      else if (v == "asap")
         a.opt.max_speed = true;
       else
         a.opt.speed = number("--speed", v, 0.0);
@@ -63,6 +68,10 @@ load_args parse(const std::vector<std::string>& args) {
       a.opt.clients = static_cast<unsigned>(number("--clients", value(), 0.0));
     } else if (f == "--duration") {
       a.opt.duration_s = number("--duration", value(), 0.0);
+    } else if (f == "--probe") {
+      a.probe_s = number("--probe", value(), 0.0);
+    } else if (f == "--p99-limit") {
+      a.p99_limit_ms = number("--p99-limit", value(), 0.0);
     } else if (f == "--pipeline") {
       a.opt.pipeline = static_cast<std::size_t>(number("--pipeline", value(), 0.0));
     } else if (f == "--no-status-cache") {
@@ -89,6 +98,12 @@ load_args parse(const std::vector<std::string>& args) {
   if (!a.scenario) throw sim::input_error("waitroom load", "a SCENARIO file", "none");
   if (!a.url)
     throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "none");
+  if (!a.search && (a.probe_s || a.p99_limit_ms))
+    throw sim::input_error(a.probe_s ? "--probe" : "--p99-limit", "--speed max with it",
+                           "no search (--speed is not max)");
+  if (a.search && a.opt.duration_s > 0)
+    throw sim::input_error("--duration", "--probe S with --speed max (each probe's length)",
+                           "--duration");
   return a;
 }
 
@@ -155,6 +170,78 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
         ms(c.latency_ns.quantile(0.5)), ms(c.latency_ns.quantile(0.99)),
         ms(c.latency_ns.quantile(0.999)), ms(static_cast<double>(c.latency_ns.max())));
   }
+  return s;
+}
+
+redis::probe_outcome summarise(const redis::load_result& r, double speed) {
+  redis::probe_outcome p;
+  p.speed = speed;
+  std::uint64_t done = 0;
+  for (const auto& [name, c] : r.commands) {
+    done += c.completed;
+    p.failed_commands = p.failed_commands || c.errors + c.timeouts > 0;
+    if (c.completed > 0) p.worst_p99_ms = std::max(p.worst_p99_ms, ms(c.latency_ns.quantile(0.99)));
+  }
+  p.wall_s = r.wall_s;
+  p.completed = done;
+  p.commands_per_s = r.wall_s > 0 ? static_cast<double>(done) / r.wall_s : 0.0;
+  p.lag_p99_ms = r.lag_ns.count() > 0 ? ms(r.lag_ns.quantile(0.99)) : 0.0;
+  p.behind = r.behind;
+  p.exhausted = !r.stopped_by_duration;
+  return p;
+}
+
+nlohmann::json to_json(const redis::speed_search_result& r, const load_args& a, double probe_s,
+                       double limit_ms, const std::string& where) {
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& p : r.probes)
+    probes.push_back({{"speed", p.speed},
+                      {"commands_per_s", p.commands_per_s},
+                      {"worst_p99_ms", p.worst_p99_ms},
+                      {"send_lag_p99_ms", p.lag_p99_ms},
+                      {"wall_s", p.wall_s},
+                      {"commands", p.completed},
+                      {"whole_stream_sent", p.exhausted},
+                      {"passed", p.passed},
+                      {"failed_because", p.reason}});
+  auto opt = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"redis", where},
+          {"speed", "max"},
+          {"clients", a.opt.clients},
+          {"pipeline", a.opt.pipeline},
+          {"status_cache", a.opt.status_cache},
+          {"probe_s", probe_s},
+          {"p99_limit_ms", limit_ms},
+          {"search",
+           {{"max_speed", opt(r.max_speed)},
+            {"max_commands_per_s",
+             r.max_speed ? nlohmann::json(r.max_commands_per_s) : nlohmann::json(nullptr)},
+            {"failing_speed", opt(r.failing_speed)},
+            {"limited_by", r.limited_by},
+            {"probes", probes}}}};
+}
+
+std::string to_table(const redis::speed_search_result& r, const load_args& a, double probe_s,
+                     double limit_ms, const std::string& where) {
+  std::string s = fmt::format(
+      "speed search against {}  clients {}  pipeline {}  probes of {} s  p99 limit {} ms\n\n",
+      where, a.opt.clients, a.opt.pipeline, probe_s, limit_ms);
+  s += fmt::format("{:>10} {:>12} {:>13} {:>12} {:>7}  {}\n", "speed", "commands/s", "worst p99 ms",
+                   "lag p99 ms", "wall s", "verdict");
+  for (const auto& p : r.probes)
+    s += fmt::format("{:>10.4g} {:>12.0f} {:>13.3f} {:>12.2f} {:>7.2f}  {}{}\n", p.speed,
+                     p.commands_per_s, p.worst_p99_ms, p.lag_p99_ms, p.wall_s,
+                     p.passed ? "kept up" : p.reason, p.exhausted ? " (whole stream sent)" : "");
+  if (r.max_speed)
+    s += fmt::format("\nfastest speed kept up with: {:.4g}x ({:.0f} commands/s); {}{}\n",
+                     *r.max_speed, r.max_commands_per_s,
+                     r.failing_speed ? fmt::format("at {:.4g}x: ", *r.failing_speed) : "",
+                     r.limited_by);
+  else
+    s += fmt::format("\nno speed kept up, down to {:.4g}x: {}\n", r.probes.back().speed,
+                     r.limited_by);
   return s;
 }
 
@@ -300,10 +387,70 @@ int redis_run_command(const std::vector<std::string>& args) {
   }
 }
 
+namespace {
+
+// Every probe on its own keys, deleted after it (also when it throws).
+int speed_search(const models::scenario& sc, const redis::redis_url& url, load_args& a) {
+  const double probe_s = a.probe_s.value_or(5.0);
+  const double limit_ms = a.p99_limit_ms.value_or(50.0);
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto probe = [&](double speed) {
+    redis::load_options o = a.opt;
+    o.speed = speed;
+    o.max_speed = false;
+    o.duration_s = probe_s;
+    o.progress = nullptr;
+    redis::key_layout keys{redis::new_run_id()};
+    redis::load_result r;
+    try {
+      r = redis::run_load(sc, url, keys, o);
+    } catch (...) {
+      if (!a.keep) {
+        try {
+          redis::connection cleanup(url, a.opt.connect);
+          redis::delete_keys(cleanup, keys);
+        } catch (const std::exception&) {  // the first error is the one to report
+        }
+      }
+      throw;
+    }
+    if (!a.keep) {
+      redis::connection cleanup(url, a.opt.connect);
+      redis::delete_keys(cleanup, keys);
+    }
+    auto p = summarise(r, speed);
+    if (tty)
+      fmt::print(stderr, "load: speed {:.4g}x: {:.0f} commands/s, worst p99 {:.3f} ms\n", speed,
+                 p.commands_per_s, p.worst_p99_ms);
+    return p;
+  };
+  redis::speed_search_options so;
+  so.p99_limit_ms = limit_ms;
+  auto r = redis::search_max_speed(probe, so);
+  std::string format =
+      a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));
+  std::string text = format == "json"
+                         ? to_json(r, a, probe_s, limit_ms, url.describe()).dump(2) + "\n"
+                         : to_table(r, a, probe_s, limit_ms, url.describe());
+  if (!r.max_speed)
+    fmt::print(stderr, "waitroom: load: Redis kept up at no speed down to {:.4g}x: {}\n",
+               r.probes.back().speed, r.limited_by);
+  if (a.out) {
+    if (!write_atomically(*a.out, text)) return exit_output;
+  } else {
+    fmt::print("{}", text);
+  }
+  return r.max_speed ? exit_ok : exit_sla_failed;
+}
+
+}  // namespace
+
 std::string load_usage() {
-  return R"(  waitroom load SCENARIO --redis URL [--speed X|max] [--clients K] [--duration S]
+  return R"(  waitroom load SCENARIO --redis URL [--speed X|asap] [--clients K] [--duration S]
                [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V ...]
                [--seed N] [--format table|json] [--out FILE]
+  waitroom load SCENARIO --redis URL --speed max [--probe S] [--p99-limit MS] [...]
+               the fastest speed Redis keeps up with (exit 1 when none down to 1/64x)
 )";
 }
 
@@ -324,6 +471,7 @@ int load_command(const std::vector<std::string>& args) {
     redis::key_layout keys{redis::new_run_id()};
     if (::isatty(STDERR_FILENO) != 0)
       a.opt.progress = [](const std::string& line) { fmt::print(stderr, "\r{}", line); };
+    if (a.search) return speed_search(sc, url, a);
     redis::load_result r;
     try {
       r = redis::run_load(sc, url, keys, a.opt);

@@ -64,7 +64,7 @@ TEST(RedisLoad, TheStatusCacheSavesLookups) {
   sc["arrivals"]["segments"][0]["duration_s"] = 3;
   std::string file = s.dir() + "/fixed_polls.json";
   std::ofstream(file) << sc.dump();
-  std::string base = "load " + file + " --redis " + s.url() + " --speed max --format json";
+  std::string base = "load " + file + " --redis " + s.url() + " --speed asap --format json";
   auto with = run(base);
   auto without = run(base + " --no-status-cache");
   ASSERT_EQ(with.code, 0) << with.out;
@@ -97,6 +97,46 @@ TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
   EXPECT_EQ(concurrency.code, 2) << concurrency.out;  // a concurrency release: not in load mode
   EXPECT_NE(concurrency.out.find("/release/mode"), std::string::npos) << concurrency.out;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(RedisLoad, SpeedMaxFindsTheFastestSpeedRedisKeepsUpWith) {
+  redis_server s;
+  auto out = s.dir() + "/search.json";
+  // Short probes; a generous latency limit so the probes end on the send lag or on the cap.
+  auto r = run("load " + scenario + " --redis " + s.url() +
+               " --speed max --probe 0.3 --p99-limit 1000 --clients 2 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(out);
+  auto j = nlohmann::json::parse(f);
+  const auto& search = j["search"];
+  ASSERT_TRUE(search["max_speed"].is_number()) << j.dump(1);
+  double best = search["max_speed"];
+  EXPECT_GE(best, 1.0);
+  bool found = false;
+  for (const auto& p : search["probes"]) {
+    if (p["speed"].get<double>() == best) {
+      found = true;
+      EXPECT_TRUE(p["passed"].get<bool>());
+    }
+  }
+  EXPECT_TRUE(found);
+  if (search["failing_speed"].is_number()) {
+    EXPECT_LE(search["failing_speed"].get<double>() / best, 1.25 + 1e-9);
+  }
+  waitroom::redis::connection conn(s.parsed_url());
+  EXPECT_EQ(conn.call({"DBSIZE"}).integer, 0);  // every probe's keys deleted
+}
+
+TEST(RedisLoad, SpeedMaxExitsOneWhenNoSpeedKeepsUp) {
+  redis_server s;
+  // No command answers within a nanosecond: every probe fails down to 1/64x.
+  auto r = run("load " + scenario + " --redis " + s.url() +
+               " --speed max --probe 0.2 --p99-limit 0.000001 --format json");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("kept up at no speed"), std::string::npos) << r.out;
+  auto flags = run("load " + scenario + " --redis " + s.url() + " --speed 2 --probe 1");
+  EXPECT_EQ(flags.code, 2) << flags.out;  // --probe only with --speed max
+  EXPECT_NE(flags.out.find("--probe"), std::string::npos) << flags.out;
 }
 
 }  // namespace
