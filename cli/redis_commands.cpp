@@ -141,7 +141,15 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
            {{"p50", ms(r.lag_ns.quantile(0.5))},
             {"p99", ms(r.lag_ns.quantile(0.99))},
             {"max", ms(static_cast<double>(r.lag_ns.max()))}}},
-          {"commands", cmds}};
+          {"commands", cmds},
+          {"tokens", r.checks.lookups > 0 ? "signed" : "hex"},
+          {"token_checks",
+           {{"lookups", r.checks.lookups},
+            {"rejected", r.checks.rejected},
+            {"ns_per_lookup", r.checks.lookups > 0
+                                  ? nlohmann::json(static_cast<double>(r.checks.ns) /
+                                                   static_cast<double>(r.checks.lookups))
+                                  : nlohmann::json(nullptr)}}}};
 }
 
 std::string to_table(const redis::load_result& r, const redis::load_options& o,
@@ -154,6 +162,11 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
       "{:.2f} ms, max {:.2f} ms\n\n",
       r.wall_s, r.virtual_s, r.users, ms(r.lag_ns.quantile(0.5)), ms(r.lag_ns.quantile(0.99)),
       ms(static_cast<double>(r.lag_ns.max())));
+  if (r.checks.lookups > 0)
+    s += fmt::format(
+        "signed tokens: {} lookups verified before ZRANK, {} rejected, {:.0f} ns each\n\n",
+        r.checks.lookups, r.checks.rejected,
+        static_cast<double>(r.checks.ns) / static_cast<double>(r.checks.lookups));
   if (r.behind)
     s += "BEHIND SCHEDULE: p99 of the send lag is above 100 ms (Redis or these clients cannot "
          "keep this speed)\n\n";
@@ -330,6 +343,11 @@ int redis_run_command(const std::vector<std::string>& args) {
     redis::key_layout keys{redis::new_run_id()};
     redis::mirror_options mo;
     mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
+    std::optional<redis::token_signer> signer;
+    if (s.redis.tokens == models::token_format::signed_hmac) {
+      signer = redis::token_signer::from_env_or_random();
+      mo.signer = &*signer;
+    }
     models::room_result r;
     nlohmann::json block;
     std::uint64_t keys_deleted = 0;

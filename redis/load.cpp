@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -43,6 +44,7 @@ struct client {
   command_load stats[t_count];
   sim::log_histogram lag;
   std::string error;
+  token_checks checks;
 };
 
 void bump(std::vector<std::uint64_t>& v, std::int64_t ns) {
@@ -51,8 +53,21 @@ void bump(std::vector<std::uint64_t>& v, std::int64_t ns) {
   ++v[s];
 }
 
+// With signed tokens a gateway checks the user's member before it looks the rank up; a
+// member that fails is answered without Redis (counted, not sent).
+bool verified(client& c, const token_signer* signer, const job& j) {
+  if (signer == nullptr || j.type != t_zrank) return true;
+  auto t = clock_type::now();
+  bool ok = signer->verify(j.args[2]).has_value();
+  c.checks.ns +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t).count();
+  ++c.checks.lookups;
+  if (!ok) ++c.checks.rejected;
+  return ok;
+}
+
 void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_point t0,
-                 std::size_t pipeline, std::atomic<bool>& broken) {
+                 std::size_t pipeline, std::atomic<bool>& broken, const token_signer* signer) {
   std::vector<job> batch;
   for (;;) {
     {
@@ -60,7 +75,7 @@ void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_p
       c.cv.wait(lock, [&] { return !c.q.empty() || c.done; });
       if (c.q.empty() && c.done) return;
       while (!c.q.empty() && batch.size() < pipeline) {
-        batch.push_back(std::move(c.q.front()));
+        if (verified(c, signer, c.q.front())) batch.push_back(std::move(c.q.front()));
         c.q.pop_front();
       }
     }
@@ -113,8 +128,10 @@ void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_p
 // generator knows who is still waiting (Redis does the same, as the parity tests show).
 class generator {
  public:
-  generator(const models::scenario& sc, const key_layout& keys, bool status_cache)
+  generator(const models::scenario& sc, const key_layout& keys, bool status_cache,
+            const token_signer* signer)
       : sc_(sc),
+        signer_(signer),
         keys_(keys),
         arrivals_rng_(sc.seed, 0, "arrivals"),
         class_rng_(sc.seed, 0, "class"),
@@ -163,7 +180,7 @@ class generator {
         last_lookup_[e.user] = e.at;
         at_ns = e.at;
         type = t_zrank;
-        args = {"ZRANK", keys_.list(list_[e.user]), hex_token(token(e.user))};
+        args = {"ZRANK", keys_.list(list_[e.user]), member(e.user)};
         return true;
       }
       // Patience ran out.
@@ -172,7 +189,7 @@ class generator {
       --waiting_;
       at_ns = e.at;
       type = t_zrem;
-      args = {"ZREM", keys_.list(list_[e.user]), hex_token(token(e.user))};
+      args = {"ZREM", keys_.list(list_[e.user]), member(e.user)};
       return true;
     }
   }
@@ -195,6 +212,9 @@ class generator {
   }
   static constexpr std::uint64_t token_salt = 0x9e3779b97f4a7c15ULL;
   std::uint64_t token(std::uint32_t u) const { return sim::mix64(u ^ token_salt); }
+  std::string member(std::uint32_t u) const {
+    return signer_ != nullptr ? signed_[u] : hex_token(token(u));
+  }
   std::int64_t interval_ns() const {
     return static_cast<std::int64_t>(sc_.polling->interval_s * 1e9);
   }
@@ -236,7 +256,8 @@ class generator {
     }
     at_ns = now_ns_;
     type = t_zadd;
-    args = {"ZADD", keys_.list(l), fmt::format("{}", s), hex_token(token(u))};
+    if (signer_ != nullptr) signed_.push_back(signer_->sign(token(u)));  // issued at entry
+    args = {"ZADD", keys_.list(l), fmt::format("{}", s), member(u)};
     pull_arrival();
   }
 
@@ -278,6 +299,8 @@ class generator {
   }
 
   const models::scenario& sc_;
+  const token_signer* signer_;
+  std::vector<std::string> signed_;  // each user's signed member, as its cookie holds it
   const key_layout& keys_;
   sim::rng arrivals_rng_, class_rng_, patience_rng_;
   sim::class_mix mix_;
@@ -305,7 +328,11 @@ class generator {
 
 load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
                      const load_options& opt) {
-  generator gen(sc, keys, opt.status_cache);
+  std::optional<token_signer> signer;
+  if (sc.redis.tokens == models::token_format::signed_hmac)
+    signer = token_signer::from_env_or_random();
+  const token_signer* sign = signer ? &*signer : nullptr;
+  generator gen(sc, keys, opt.status_cache, sign);
   if (gen.unbounded() && opt.duration_s <= 0.0)
     throw sim::input_error("--duration", "a wall-clock limit in seconds",
                            "none, and the scenario's arrivals have no end (no /run/horizon_s)");
@@ -324,7 +351,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   std::vector<std::thread> threads;
   for (unsigned i = 0; i < k; ++i)
     threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
-                         std::max<std::size_t>(1, opt.pipeline), std::ref(broken));
+                         std::max<std::size_t>(1, opt.pipeline), std::ref(broken), sign);
   load_result res;
   std::vector<std::uint64_t> requested[t_count];
   std::uint64_t count[t_count] = {};
@@ -402,6 +429,9 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
     }
   }
   for (auto& c : clients) {
+    res.checks.lookups += c->checks.lookups;
+    res.checks.rejected += c->checks.rejected;
+    res.checks.ns += c->checks.ns;
     res.lag_ns.merge(c->lag);
     if (res.first_error.empty()) res.first_error = c->error;
   }

@@ -14,6 +14,7 @@
 #include "models/scenario/scenario.hpp"
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
+#include "redis/signed_token.hpp"
 #include "sim/histogram.hpp"
 
 namespace waitroom::redis {
@@ -40,6 +41,14 @@ struct command_load {
   std::vector<std::uint64_t> completed_per_s;  // by completion wall second
 };
 
+// Signed tokens (scenario `redis.tokens: "signed"`): every status lookup's member verified
+// by the client before its ZRANK, as a gateway would.
+struct token_checks {
+  std::uint64_t lookups = 0;
+  std::uint64_t rejected = 0;  // failed verification: not sent
+  std::int64_t ns = 0;         // time spent verifying
+};
+
 struct load_result {
   std::map<std::string, command_load> commands;  // ZADD, ZRANK, ZREM, EVALSHA release
   sim::log_histogram lag_ns;                     // send time - scheduled time
@@ -49,6 +58,7 @@ struct load_result {
   bool stopped_by_duration = false;
   bool behind = false;  // p99 of the send lag above 100 ms: Redis or the clients fell behind
   std::string first_error;
+  token_checks checks;  // all zero with hex tokens
 };
 
 // Throws sim::input_error for scenarios load mode cannot drive (concurrency release, an

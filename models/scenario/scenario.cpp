@@ -642,7 +642,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   object_reader top(
       j, file, "",
       {"$schema", "name", "description", "seed", "classes", "arrivals", "queue", "skus", "release",
-       "admission", "backend", "returns", "polling", "run", "sla"});
+       "admission", "backend", "returns", "polling", "run", "sla", "redis"});
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
@@ -678,6 +678,13 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
                            "per second)",
                            fmt::format("{} s", *s.run.horizon_s));
   s.sla = read_sla(top, s.classes, s.polling.has_value(), s.backend.has_value());
+  if (auto r = top.object("redis", {"tokens"}, false)) {
+    std::string t = r->text("tokens", "hex");
+    if (t == "signed")
+      s.redis.tokens = token_format::signed_hmac;
+    else if (t != "hex")
+      r->fail("tokens", "\"hex\" or \"signed\"", "\"" + t + "\"");
+  }
   if (auto finish = selection_policy_of(s.release.selection.kind).finish)
     finish(s.sla, s.classes, file + ": /release/selection/kind", s.release.selection);
   return s;
@@ -946,6 +953,8 @@ json to_json(const scenario& s) {
                 {"replications", s.sla->replications},
                 {"targets", targets}};
   }
+  // Written only when not the default, so results of scenarios without it keep their bytes.
+  if (s.redis.tokens == token_format::signed_hmac) j["redis"] = {{"tokens", "signed"}};
   return j;
 }
 

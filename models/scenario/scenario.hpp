@@ -146,6 +146,14 @@ struct run_spec {
   std::uint64_t warmup_customers = 0;
 };
 
+// How the room would hold its queue in a live Redis (`run --redis`, `load`): the members'
+// bytes. The in-memory model's order does not depend on it (signed members start with the
+// hex token), only Redis's memory and the lookups' verification do.
+enum class token_format : std::uint8_t { hex, signed_hmac };
+struct redis_spec {
+  token_format tokens = token_format::hex;
+};
+
 struct scenario {
   std::string name;
   std::string description;
@@ -164,6 +172,7 @@ struct scenario {
   std::optional<polling_spec> polling;
   run_spec run;
   std::optional<sla_spec> sla;
+  redis_spec redis;
 
   std::vector<std::string> class_names() const;
 };

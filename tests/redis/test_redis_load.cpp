@@ -139,4 +139,25 @@ TEST(RedisLoad, SpeedMaxExitsOneWhenNoSpeedKeepsUp) {
   EXPECT_NE(flags.out.find("--probe"), std::string::npos) << flags.out;
 }
 
+TEST(RedisLoad, SignedTokensAreVerifiedBeforeEveryLookup) {
+  redis_server s;
+  std::ifstream in(scenario);
+  auto sc = nlohmann::json::parse(in);
+  sc["redis"] = {{"tokens", "signed"}};
+  sc["arrivals"]["segments"][0]["duration_s"] = 3;
+  std::string file = s.dir() + "/signed.json";
+  std::ofstream(file) << sc.dump();
+  auto r = run("load " + file + " --redis " + s.url() + " --speed asap --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tokens"], "signed");
+  const auto& checks = j["token_checks"];
+  EXPECT_GT(checks["lookups"].get<std::uint64_t>(), 0u);
+  // Every lookup was checked, every genuine member passed and was sent.
+  EXPECT_EQ(checks["lookups"], j["commands"]["ZRANK"]["requested"]);
+  EXPECT_EQ(checks["rejected"], 0);
+  EXPECT_EQ(j["commands"]["ZRANK"]["completed"], j["commands"]["ZRANK"]["requested"]);
+  EXPECT_GT(checks["ns_per_lookup"].get<double>(), 0.0);
+}
+
 }  // namespace

@@ -88,4 +88,45 @@ TEST(RedisRunErrors, RefusedAndBadFlags) {
   EXPECT_EQ(missing.code, 2) << missing.out;
 }
 
+// Members kept in Redis (--redis-keep): every sorted set's members, from a fresh connection.
+std::vector<std::string> kept_members(const redis_server& s) {
+  waitroom::redis::connection c(s.parsed_url());
+  std::vector<std::string> out;
+  for (const auto& k : c.call({"KEYS", "*"}).elements) {
+    if (c.call({"TYPE", k.str}).str != "zset") continue;
+    for (const auto& m : c.call({"ZRANGE", k.str, "0", "-1"}).elements) out.push_back(m.str);
+  }
+  return out;
+}
+
+TEST(RedisRunTokens, SignedTokensKeepParityAndAreWhatRedisHolds) {
+  redis_server s;
+  // The clinic with a horizon so users are still waiting at the end, and signed tokens.
+  std::ifstream in(scenario("clinic"));
+  auto sc = nlohmann::json::parse(in);
+  sc["redis"] = {{"tokens", "signed"}};
+  sc["run"]["horizon_s"] = 600;
+  std::string file = s.dir() + "/signed.json";
+  std::ofstream(file) << sc.dump();
+  auto out = s.dir() + "/result.json";
+  auto r = run("run " + file + " --redis " + s.url() + " --redis-keep --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto members = kept_members(s);
+  ASSERT_FALSE(members.empty());
+  for (const auto& m : members) {
+    ASSERT_EQ(m.size(), 81u) << m;  // 16 hex digits, '.', a 64-digit HMAC-SHA256 tag
+    EXPECT_EQ(m[16], '.') << m;
+  }
+  // The result echoes the key, so the run can be repeated from it.
+  std::ifstream f(out);
+  auto j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["scenario"]["redis"]["tokens"], "signed");
+}
+
+TEST(RedisRunTokens, AnUnknownTokenFormatIsRefused) {
+  auto r = run("validate " + scenario("clinic") + " --set '/redis={\"tokens\":\"base64\"}'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/redis/tokens"), std::string::npos) << r.out;
+}
+
 }  // namespace
