@@ -56,7 +56,7 @@ TEST(Scenario, UnknownKeySuggestsTheNearest) {
   expect_error({"/zzz=1"},
                "test.json: /zzz: expected a known key, found unknown key 'zzz' (valid keys here: "
                "$schema, name, description, seed, classes, arrivals, queue, skus, release, "
-               "admission, backend, returns, polling, run, sla)");
+               "admission, backend, returns, polling, run, sla, redis)");
 }
 
 TEST(Scenario, WrongTypesAndRanges) {
@@ -270,6 +270,7 @@ TEST(Scenario, SchemaListsExactlyTheKeysTheLoaderAccepts) {
       {"/release/controller",
        "/properties/release/properties/controller/properties",
        {"/release/controller={\"kind\":\"fixed\"}"}},
+      {"/redis", "/properties/redis/properties", {"/redis={}"}},
   };
   for (const auto& p : places) {
     SCOPED_TRACE(p.schema_pointer);
