@@ -1,6 +1,4 @@
 // `waitroom load` end to end against a redis-server of the test's own, and its errors.
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,24 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "redis_server.hpp"
+#include "support/run_program.hpp"
 
 namespace {
 
 using waitroom::testing_support::redis_server;
 
-struct outcome {
-  int code;
-  std::string out;
-};
-
-outcome run(const std::string& args) {
-  std::string cmd = std::string(WAITROOM_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+auto run(const std::string& args) {
+  return waitroom::testing_support::run_waitroom(args);
 }
 
 const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
