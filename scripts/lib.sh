@@ -10,7 +10,7 @@ build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-de
 # redis-server for the tests labelled `redis` (each starts its own on a temp socket);
 # redis-tools for redis-cli and redis-benchmark.
 test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
-               valgrind redis-server redis-tools)
+               poppler-utils valgrind redis-server redis-tools)
 
 # Installs whichever of the named packages are missing, saying which.
 ensure_packages() {

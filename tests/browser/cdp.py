@@ -164,3 +164,13 @@ class Browser:
                          session=session)
         with open(path, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
+
+    def print_pdf(self, session, path, paper=(8.27, 11.69), margin_in=0.4):
+        """Prints the page as the browser's print dialog would (beforeprint/afterprint fire),
+        on A4 by default, and writes the PDF."""
+        pdf = self.send("Page.printToPDF", {
+            "paperWidth": paper[0], "paperHeight": paper[1], "marginTop": margin_in,
+            "marginBottom": margin_in, "marginLeft": margin_in, "marginRight": margin_in,
+            "printBackground": True}, session=session)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(pdf["data"]))

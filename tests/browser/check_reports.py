@@ -2,7 +2,10 @@
 """Renders an HTML report of every kind from the shipped scenarios and checks each in headless
 Chromium: no console error or exception, no request leaving the file, every chart drew data
 (points given and coloured pixels in its plot area), the 1M-user concert's report under 2 MB.
-Saves a full-page PNG of each beside the reports (OUT_DIR/NAME.png).
+Saves a full-page PNG of each beside the reports (OUT_DIR/NAME.png). Then prints each to an A4
+PDF (OUT_DIR/NAME.pdf) as the print dialog would and checks it: every chart at most the page's
+printable width while printing and back to screen width after, every chart's
+title in the PDF's text (pdftotext), a sane page count.
 
 usage: check_reports.py --binary build/cli/waitroom --source-dir . --out-dir build/browser
        [--chromium /usr/bin/chromium] [--only NAME ...] [--copy-to docs/img/reports]
@@ -19,6 +22,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
 MAX_CONCERT_BYTES = 2 * 1024 * 1024
+# A4 at 96 px per inch less 0.4 in margins each side: what a chart may span in print.
+PRINTABLE_WIDTH_PX = int((8.27 - 2 * 0.4) * 96)
+MAX_PAGES = 40
+# Registered after the report's own listeners, so it sees the charts as they print.
+RECORD_PRINT_WIDTHS = """(() => {
+  const widths = () => Array.from(document.querySelectorAll('.chart canvas'),
+                                  (c) => c.getBoundingClientRect().width);
+  window.__printWidths = null; window.__afterWidths = null;
+  window.addEventListener('beforeprint', () => { window.__printWidths = widths(); });
+  window.addEventListener('afterprint', () => { window.__afterWidths = widths(); });
+  return widths();
+})()"""
 TOTAL_TIMEOUT_S = 900
 
 
@@ -69,6 +84,7 @@ def reports(binary, src, out):
 def check_page(browser, html, png):
     """Opens html; returns the report's self-check and every problem found."""
     session = browser.open("file://" + os.path.abspath(html))
+    browser.last_session = session
     checks = browser.evaluate(session, "window.waitroomSelfCheck ? "
                               "window.waitroomSelfCheck() : null")
     browser.screenshot(session, png)
@@ -83,6 +99,42 @@ def check_page(browser, html, png):
                 problems.append("chart '%s' drew no data (%d points, %d coloured pixels)"
                                 % (c["title"], c["points"], c["pixels"]))
     return checks, problems
+
+
+def check_print(browser, session, checks, pdf):
+    """Prints the open report to pdf; returns the problems found."""
+    problems = []
+    before = browser.evaluate(session, RECORD_PRINT_WIDTHS)
+    browser.print_pdf(session, pdf)
+    during = browser.evaluate(session, "window.__printWidths")
+    after = browser.evaluate(session, "window.__afterWidths")
+    if during is None:
+        problems.append("print: beforeprint never fired")
+    else:
+        wide = [w for w in during if w > PRINTABLE_WIDTH_PX]
+        if wide:
+            problems.append("print: %d chart(s) wider than the page (%s px > %d px)"
+                            % (len(wide), ", ".join("%.0f" % w for w in wide),
+                               PRINTABLE_WIDTH_PX))
+    if after is not None and before and after != before:
+        problems.append("print: charts not back to screen width after printing (%s, were %s)"
+                        % (after, before))
+    with open(pdf, "rb") as f:
+        head = f.read(5)
+    if head != b"%PDF-":
+        return problems + ["print: %s is not a PDF" % pdf]
+    info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True, timeout=60)
+    pages = [int(line.split()[1]) for line in info.stdout.splitlines()
+             if line.startswith("Pages:")]
+    if not pages or not 1 <= pages[0] <= MAX_PAGES:
+        problems.append("print: page count %s outside 1..%d" % (pages, MAX_PAGES))
+    text = subprocess.run(["pdftotext", "-raw", pdf, "-"], capture_output=True, text=True,
+                          timeout=60).stdout
+    flat = " ".join(text.split())
+    for c in checks or []:  # a table's title is the script's label, not printed text
+        if not c["table"] and " ".join(c["title"].split()) not in flat:
+            problems.append("print: the title '%s' is not in the PDF's text" % c["title"])
+    return problems
 
 
 def self_test(browser, good_html, out_dir):
@@ -103,6 +155,9 @@ def self_test(browser, good_html, out_dir):
             "q.by_class[k]=q.by_class[k].map(()=>null);q.length=q.length.map(()=>null);"
             "q.released_since_previous=q.released_since_previous.map(()=>null);"
             "e.textContent=JSON.stringify(d);})();\n", 1),
+        # Charts that keep their screen width in print (no beforeprint resize): cut off.
+        "no_print_resize": page.replace("window.addEventListener('beforeprint'",
+                                        "window.addEventListener('waitroom-never'", 1),
     }
     failures = []
     _, problems = check_page(browser, good_html, os.path.join(out_dir, "self_test_good.png"))
@@ -112,7 +167,11 @@ def self_test(browser, good_html, out_dir):
         path = os.path.join(out_dir, "self_test_%s.html" % name)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        _, problems = check_page(browser, path, os.path.join(out_dir, "self_test_%s.png" % name))
+        checks, problems = check_page(browser, path,
+                                      os.path.join(out_dir, "self_test_%s.png" % name))
+        if name == "no_print_resize":
+            problems = check_print(browser, browser.last_session, checks,
+                                   os.path.join(out_dir, "self_test_%s.pdf" % name))
         if not problems:
             failures.append("self-test: a report with %s was not caught" % name)
         else:
@@ -131,6 +190,9 @@ def main():
     args = ap.parse_args()
     if not os.access(args.chromium, os.X_OK):
         print("check_reports: Chromium not found (scripts/test installs Debian's chromium)")
+        return 77
+    if not shutil.which("pdftotext") or not shutil.which("pdfinfo"):
+        print("check_reports: pdftotext/pdfinfo not found (scripts/test installs poppler-utils)")
         return 77
     os.makedirs(args.out_dir, exist_ok=True)
 
@@ -162,6 +224,8 @@ def main():
                 failures.append("%s: %d bytes, more than 2 MB" % (name, size))
             png = os.path.join(args.out_dir, name + ".png")
             checks, problems = check_page(browser, html, png)
+            pdf = os.path.join(args.out_dir, name + ".pdf")
+            problems += check_print(browser, browser.last_session, checks, pdf)
             charts = sum(1 for c in checks or [] if not c["table"])
             print("%-14s %7d bytes  %2d charts  %s  %s" % (
                 name, size, charts, "ok" if not problems else "FAILED", png))
