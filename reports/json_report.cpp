@@ -25,6 +25,19 @@ json mean_with_interval(const sim::running_moments& m, double level) {
   return j;
 }
 
+// A distribution in seconds by 21 quantiles (enough for a CDF chart; the buckets of a log
+// histogram per estimator and class would be ~1,500 each). Null without samples.
+json quantiles_json(const sim::log_histogram& h_ns, std::uint64_t n) {
+  if (n == 0) return nullptr;
+  json q = json::array(), v = json::array();
+  for (int i = 0; i <= 20; ++i) {
+    const double p = i == 0 ? 0.01 : i == 20 ? 0.99 : static_cast<double>(i) / 20;
+    q.push_back(p);
+    v.push_back(h_ns.quantile(p) * 1e-9);
+  }
+  return {{"q", q}, {"value", v}};
+}
+
 }  // namespace
 
 json polling_json(const models::polling_result& p, const std::vector<std::string>& classes,
@@ -114,9 +127,21 @@ json polling_json(const models::polling_result& p, const std::vector<std::string
           {"p90_abs_error_s",
            a.predictions ? json(a.abs_error_ns.quantile(0.9) * 1e-9) : json(nullptr)},
           {"bias_s", a.predictions ? json(a.error_s.mean()) : json(nullptr)},
-          {"user_mae_s", mean_with_interval(a.user_mae_s, 0.95)}};
+          {"user_mae_s", mean_with_interval(a.user_mae_s, 0.95)},
+          {"abs_error_quantiles_s", quantiles_json(a.abs_error_ns, a.predictions)}};
     }
     cj["eta"] = eta;
+    json trails = json::array();
+    for (const auto& t : r.trails) {
+      json ts = json::array(), raw = json::array(), smoothed = json::array();
+      for (const auto& pt : t.points) {
+        ts.push_back(pt.t_s);
+        raw.push_back(pt.raw);
+        smoothed.push_back(pt.smoothed);
+      }
+      trails.push_back({{"user", t.user}, {"t_s", ts}, {"raw", raw}, {"smoothed", smoothed}});
+    }
+    cj["shown_rank_trails"] = trails;
     f["by_class"].push_back(cj);
   }
   j["followed"] = f;

@@ -35,6 +35,8 @@ void follow_class_result::merge(const follow_class_result& o) {
   users_backwards_smoothed += o.users_backwards_smoothed;
   eta.resize(std::max(eta.size(), o.eta.size()));
   for (std::size_t i = 0; i < o.eta.size(); ++i) eta[i].merge(o.eta[i]);
+  for (const auto& t : o.trails)
+    if (trails.size() < max_trails) trails.push_back(t);
 }
 
 namespace {
@@ -332,7 +334,7 @@ std::array<double, eta_estimator_count> eta_board::estimate(std::uint32_t list, 
 }
 
 poll_follower::poll_follower(const polling_spec& spec, std::uint64_t salt, std::size_t classes)
-    : spec_(spec), salt_(salt), by_class_(classes) {
+    : spec_(spec), salt_(salt), by_class_(classes), trails_open_(classes, 0) {
   for (auto& c : by_class_) c.eta.resize(eta_estimator_count);
   threshold_ = spec.follow_share >= 1.0
                    ? std::numeric_limits<std::uint64_t>::max()
@@ -374,7 +376,15 @@ std::int64_t poll_follower::poll(record& r, std::int64_t now_ns, const answer* f
     if (r.raw > before_raw) ++r.back_raw;
     if (r.smoothed > before_smoothed) ++r.back_smoothed;
   }
+  // A trail starts at a user's first poll while the class has room for one; one that ends
+  // with few polls gives its place to a later user (see finish).
+  if (r.polls == 0 && trails_open_[r.user_class] + by_class_[r.user_class].trails.size() <
+                          follow_class_result::max_trails) {
+    ++trails_open_[r.user_class];
+    r.keeps_trail = true;
+  }
   ++r.polls;
+  if (r.keeps_trail) r.trail.push_back({static_cast<double>(now_ns) * 1e-9, r.raw, r.smoothed});
   prediction p{static_cast<float>(static_cast<double>(now_ns - r.entry_ns) * 1e-9), {}};
   for (std::size_t k = 0; k < eta_estimator_count; ++k) p.eta_s[k] = static_cast<float>(r.eta[k]);
   r.predictions.push_back(p);
@@ -394,6 +404,10 @@ void poll_follower::finish(std::uint32_t user, std::int64_t now_ns, bool release
     c.backwards_smoothed.add(r.back_smoothed);
     if (r.back_raw > 0) ++c.users_backwards_raw;
     if (r.back_smoothed > 0) ++c.users_backwards_smoothed;
+  }
+  if (r.keeps_trail) {
+    --trails_open_[r.user_class];
+    if (r.polls >= follow_class_result::min_trail_polls) c.trails.push_back({user, r.trail});
   }
   if (released && !r.predictions.empty()) {
     const double waited = static_cast<double>(now_ns - r.entry_ns) * 1e-9;

@@ -38,14 +38,29 @@ struct eta_accuracy {
   void merge(const eta_accuracy& o);
 };
 
+// The rank a followed user was shown at each poll, raw and smoothed (for the report's chart
+// of a few users: what the page shows as the queue moves).
+struct rank_point {
+  double t_s;
+  std::uint64_t raw, smoothed;
+};
+struct rank_trail {
+  std::uint32_t user;
+  std::vector<rank_point> points;
+};
+
 struct follow_class_result {
+  // The class's first followed users who polled at least min_trail_polls times.
+  static constexpr std::size_t max_trails = 3;
+  static constexpr std::uint32_t min_trail_polls = 10;
   std::uint64_t users = 0;  // followed users of the class who polled at least once
   std::uint64_t polls = 0;
   // Per user: how often the shown position moved backwards, with the raw rank and with the
   // minimum over the last smooth_rank_s.
   sim::running_moments backwards_raw, backwards_smoothed;
   std::uint64_t users_backwards_raw = 0, users_backwards_smoothed = 0;
-  std::vector<eta_accuracy> eta;  // one per estimator; users who were released only
+  std::vector<eta_accuracy> eta;   // one per estimator; users who were released only
+  std::vector<rank_trail> trails;  // at most max_trails, in the order the users left
   void merge(const follow_class_result& o);
 };
 
@@ -242,6 +257,8 @@ class poll_follower {
     // first block per followed user.
     std::vector<std::pair<std::int64_t, std::uint64_t>> recent;
     std::vector<prediction> predictions;
+    bool keeps_trail = false;
+    std::vector<rank_point> trail;
   };
 
  private:
@@ -252,6 +269,7 @@ class poll_follower {
   std::size_t predictions_ = 0;  // held by live records
   std::uint64_t started_ = 0;    // users followed so far
   std::vector<follow_class_result> by_class_;
+  std::vector<std::size_t> trails_open_;  // per class: users keeping a trail now
 };
 
 }  // namespace waitroom::models

@@ -449,16 +449,33 @@
         const est = Object.keys(fo.by_class[0].eta || {});
         if (est.length) {
           chart({ title: 'ETA estimators: mean absolute error of the shown ETA, per class', xLabel: 'estimator', yLabel: 'mean absolute error (s)', x: est.map((_, i) => i), xValues: est,
-            note: `Scored against the realised waits of the followed users (${pct(fo.share)} of users, ${fo.users} in all). Dot: the mean over users of each user's mean absolute ETA error; whiskers: its 95% interval. The result holds each estimator's MAE, p90 absolute error and bias (table below), not the whole error distribution.`,
+            note: `Scored against the realised waits of the followed users (${pct(fo.share)} of users, ${fo.users} in all). Dot: the mean over users of each user's mean absolute ETA error; whiskers: its 95% interval. Each estimator's MAE, p90 absolute error and bias are in the table below, its error distribution in the charts after it.`,
             series: fo.by_class.map((c, k) => ({ label: c.class, colour: colourOf(c.class), whiskersOnly: true, y: est.map((e) => (c.eta[e].user_mae_s ? c.eta[e].user_mae_s.mean : null)) })),
             whiskers: fo.by_class.flatMap((c, k) => est.map((e, i) => { const m = c.eta[e].user_mae_s; return m && m.ci95 ? { x: i + (k - (fo.by_class.length - 1) / 2) * 0.15, lo: m.ci95[0], hi: m.ci95[1], mid: m.mean, colour: colourOf(c.class) } : null; }).filter(Boolean)), yMin: 0 });
           table(['class', 'estimator', 'predictions', 'unavailable', 'MAE (s)', 'p90 |error| (s)', 'bias (s)'],
             fo.by_class.flatMap((c) => est.map((e) => [{ text: c.class, swatch: c.class }, e, c.eta[e].predictions, c.eta[e].unavailable, sig(c.eta[e].mae_s), sig(c.eta[e].p90_abs_error_s), sig(c.eta[e].bias_s)])));
+          // The error distributions: each estimator's |error| quantiles, one chart per class.
+          for (const c of fo.by_class) {
+            const qs = est.map((e) => c.eta[e].abs_error_quantiles_s).filter(Boolean);
+            if (!qs.length || qs.length !== est.length) continue;
+            const joined = uPlot.join(qs.map((d) => [d.value, d.q.map((v) => 100 * v)]));
+            chart({ title: `ETA estimators: distribution of the absolute error, ${c.class}`, xLabel: 'absolute ETA error (s)', yLabel: 'predictions within (%)', yRange: [0, 100],
+              note: `Each estimator's |shown ETA − realised remaining wait| over ${c.eta[est[0]].predictions} predictions to released ${c.class} users, by quantiles 1%, 5%, 10%, … 95%, 99%. Further left is better.`,
+              x: joined[0], series: est.map((e, i) => ({ label: e, colour: SEQUENTIAL[(2 * i + 1) % SEQUENTIAL.length], points: true, y: joined[i + 1] })) });
+          }
         }
         h3('Shown rank');
         table(['class', 'followed users', 'rank moved back (raw): share of users', 'per user', 'rank moved back (smoothed): share of users', 'per user'],
           fo.by_class.map((c) => [{ text: c.class, swatch: c.class }, c.users, pct(c.moved_backwards.raw.share_of_users), sig(c.moved_backwards.raw.per_user.mean), pct(c.moved_backwards.smoothed.share_of_users), sig(c.moved_backwards.smoothed.per_user.mean)]));
-        missing('The shown rank of individual followed users over time (raw vs smoothed) is not drawn: the result JSON keeps per-class counts of backward moves, not the users\' rank trajectories.');
+        const trails = fo.by_class.flatMap((c) => (c.shown_rank_trails || []).map((t) => Object.assign({ cls: c.class }, t)));
+        if (trails.length) {
+          const joined = uPlot.join(trails.flatMap((t) => [[t.t_s, t.raw], [t.t_s, t.smoothed]]));
+          chart({ title: 'Shown rank of a few followed users: raw and smoothed', xLabel: 'time (s)', yLabel: 'rank shown (people ahead)', yMin: 0,
+            note: `Each class's first followed users with at least 10 polls (up to 3 per class), at every poll: the raw rank (dotted) and the rank shown after smoothing (the minimum over ${sc.polling && sc.polling.smooth_rank_s != null ? sc.polling.smooth_rank_s : 10} s, solid). A raw line rising is a user pushed back (by a VIP, a late score); the smoothed one should not rise.`,
+            x: joined[0], series: trails.flatMap((t, i) => [
+              { label: `${t.cls} user ${t.user} raw`, colour: colourOf(t.cls), dash: [2, 3], width: 1, y: joined[2 * i + 1] },
+              { label: `${t.cls} user ${t.user} smoothed`, colour: colourOf(t.cls), width: 2, y: joined[2 * i + 2] }]) });
+        } else missing('No followed user polled 10 times or more: there is no rank trajectory to draw.');
       }
     }
   }

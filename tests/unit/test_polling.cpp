@@ -208,6 +208,56 @@ TEST(PollFollower, SmoothedRankDoesNotMoveBackWhereTheRawRankDoes) {
   EXPECT_NEAR(c.eta[0].abs_error_s.mean(), 2.0, 1e-6);
 }
 
+// The report's rank trails: the first users of a class with at least 10 polls, each poll's
+// raw and smoothed rank; a user with fewer polls gives its place to a later one.
+TEST(PollFollower, KeepsTheRankTrailsOfTheFirstUsersWithTenPolls) {
+  polling_spec spec;
+  spec.interval_s = 1;
+  spec.cache_s = 0;
+  spec.smooth_rank_s = 10;
+  spec.follow_share = 1;
+  models::poll_counter pc(spec, false, 1);
+  models::poll_follower f(spec, 1, 1);
+  auto follow = [&](std::uint32_t user, int polls, std::uint64_t first_rank) {
+    f.start(user, 0, 0);
+    std::int64_t t = s_ns;
+    for (int k = 0; k < polls; ++k) {
+      auto* rec = f.find(user);
+      // Pushed back by one at every third poll, else one closer.
+      std::uint64_t rank = first_rank - static_cast<std::uint64_t>(k) + (k % 3 == 2 ? 3 : 0);
+      models::poll_follower::answer a{rank, {1.0, 1.0, 1.0, 1.0}};
+      t += f.poll(*rec, t, &a, pc);
+    }
+    f.finish(user, t, true);
+  };
+  follow(1, 4, 50);  // too few polls: no trail, its place goes to the next
+  follow(2, 12, 60);
+  follow(3, 10, 70);
+  follow(4, 11, 80);
+  follow(5, 20, 90);  // the class has its 3 trails already
+  const auto& trails = f.results()[0].trails;
+  ASSERT_EQ(trails.size(), 3u);
+  EXPECT_EQ(trails[0].user, 2u);
+  EXPECT_EQ(trails[1].user, 3u);
+  EXPECT_EQ(trails[2].user, 4u);
+  ASSERT_EQ(trails[0].points.size(), 12u);
+  for (std::size_t k = 0; k < 12; ++k) {
+    const auto& p = trails[0].points[k];
+    EXPECT_DOUBLE_EQ(p.t_s, 1.0 + static_cast<double>(k));
+    EXPECT_EQ(p.raw, 60 - k + (k % 3 == 2 ? 3 : 0));
+    // The smallest rank shown over the last 10 s never rises.
+    if (k > 0) {
+      EXPECT_LE(p.smoothed, trails[0].points[k - 1].smoothed);
+    }
+    EXPECT_LE(p.smoothed, p.raw);
+  }
+  // Merging replications keeps the first replication's trails, at most 3.
+  models::follow_class_result merged;
+  merged.merge(f.results()[0]);
+  merged.merge(f.results()[0]);
+  EXPECT_EQ(merged.trails.size(), 3u);
+}
+
 TEST(EtaBoard, TheFitsRateStartsFromTheServedPositionNow) {
   // 10 released a second for 50 rounds, then 100 more since the last round: the line's slope
   // is 10/s, and the user with 49 ahead is 50 releases away from the position now (5 s),
