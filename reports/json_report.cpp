@@ -265,6 +265,15 @@ json result_json(const models::scenario& s, const models::room_result& r,
                       {"max_outstanding_orders", a.max_outstanding_orders},
                       {"available_at_end", a.available_at_end},
                       {"sold_out_at_s", a.sold_out_at_s ? json(*a.sold_out_at_s) : json(nullptr)}};
+    json t = json::array(), avail = json::array(), ord = json::array(), ref = json::array();
+    for (const auto& p : a.over_time) {
+      t.push_back(p.t_s);
+      avail.push_back(p.available);
+      ord.push_back(p.orders);
+      ref.push_back(p.refused);
+    }
+    j["admission"]["over_time"] = {
+        {"t_s", t}, {"available", avail}, {"orders", ord}, {"refused", ref}};
   }
   double T = r.end_time_s;
   j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;

@@ -37,6 +37,10 @@ class orders {
   void on_cancel() { gate_.order_cancelled(); }
   // A release nobody used was taken back: its slot comes back too (it was never ordered).
   void give_back() { gate_.give_back(); }
+  // The stock at a queue sample (the report's stock-over-time chart).
+  void sample(double t_s) {
+    over_time_.push_back({t_s, gate_.available(), gate_.orders(), gate_.refused()});
+  }
 
   admission_result result() const {
     admission_result ar;
@@ -49,6 +53,7 @@ class orders {
     ar.max_outstanding_orders = gate_.max_outstanding_orders();
     ar.available_at_end = gate_.available();
     if (auto t = gate_.sold_out_at_ns()) ar.sold_out_at_s = static_cast<double>(*t) / 1e9;
+    ar.over_time = over_time_;
     return ar;
   }
 
@@ -57,6 +62,7 @@ class orders {
   sim::simulator& sim_;
   stock_gate gate_;
   sim::rng rng_;
+  std::vector<admission_result::point> over_time_;
 };
 
 }  // namespace waitroom::models

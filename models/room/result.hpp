@@ -47,6 +47,12 @@ struct admission_result {
   std::uint64_t stock = 0, refused = 0, orders = 0, order_failures = 0, cancellations = 0;
   std::uint64_t reopenings = 0, max_outstanding_orders = 0, available_at_end = 0;
   std::optional<double> sold_out_at_s;
+  // At every queue sample: slots available, orders placed and users refused so far.
+  struct point {
+    double t_s;
+    std::uint64_t available, orders, refused;
+  };
+  std::vector<point> over_time;
 };
 
 struct compensation_result {

@@ -384,6 +384,7 @@ void room::on_sample() {
   // In concurrency mode there are no ticks: the ETA estimators' rounds are the samples.
   if (page_ && sc_.release.mode == release_mode::concurrency) page_->round(sim_.now().ns());
   if (backend_) backend_->record_controller(sim_.now().seconds());
+  if (orders_) orders_->sample(sim_.now().seconds());
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
   if (!done() && result_.samples.size() < max_samples)
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(sc_.run.sample_interval_s), p_sample,

@@ -431,7 +431,13 @@
       const a = R.admission;
       table(['stock', 'refused', 'orders', 'order failures', 'cancellations', 'reopenings', 'max outstanding orders', 'available at end', 'sold out at (s)'],
         [[a.stock, a.refused, a.orders, a.order_failures, a.cancellations, a.reopenings, a.max_outstanding_orders, a.available_at_end, a.sold_out_at_s == null ? 'never' : sig(a.sold_out_at_s, 5)]]);
-      missing('Stock over time is not drawn: the result JSON records the stock\'s totals and when it sold out, not a time series of it.');
+      const o = a.over_time;
+      if (o && o.t_s && o.t_s.length) {
+        chart({ title: 'Stock over time: slots available, orders placed, users refused', xLabel: 'time (s)', yLabel: `slots or orders (stock ${a.stock})`, y2Label: 'users refused (so far)', x: o.t_s, yMin: 0,
+          note: `At every queue sample (${R.queue_length ? R.queue_length.interval_s : '?'} s). Available: slots a new user can still take (a failed or cancelled order gives one back, and the queue reopens); refused: users turned away as sold out, on the right axis.`,
+          vlines: a.sold_out_at_s != null ? [{ x: a.sold_out_at_s, label: `sold out at ${sig(a.sold_out_at_s, 4)} s`, colour: '#b3261e' }] : [],
+          series: [{ label: 'slots available', colour: OTHER[0], y: o.available }, { label: 'orders placed', colour: OTHER[1], y: o.orders }, { label: 'refused (dashed, right axis)', colour: OTHER[2], dash: [6, 3], scale: 'y2', y: o.refused }] });
+      } else missing('Stock over time is not drawn: this result has no stock samples (written by an older version).');
     }
 
     // Polling.

@@ -129,6 +129,17 @@ TEST(Orders, ACertainCancellationIsScheduledAfterItsDelayAndGivesTheSlotBack) {
   s.schedule(sim::sim_time::from_seconds(2.0), models::p_arrival, k_test, 0);
   s.schedule(sim::sim_time::from_seconds(4.0), models::p_arrival, k_test, 1);
   s.schedule(sim::sim_time::from_seconds(6.0), models::p_arrival, k_test, 2);
+  // The report's stock over time: a sample between the events.
+  for (double t : {1.0, 3.0, 4.5, 5.5, 7.0})
+    s.schedule(sim::sim_time::from_seconds(t), models::p_arrival, k_test, 100);
+  auto inner = d.f;
+  d.f = [&](const sim::event& e) {
+    if (e.kind == k_test && e.arg == 100) {
+      o.sample(static_cast<double>(e.time_ns) * 1e-9);
+      return;
+    }
+    inner(e);
+  };
   s.run(d, {});
   const std::vector<std::pair<std::int64_t, std::uint32_t>> want{
       {2'000'000'000, k_test},
@@ -138,6 +149,15 @@ TEST(Orders, ACertainCancellationIsScheduledAfterItsDelayAndGivesTheSlotBack) {
   EXPECT_EQ(seen, want);
   const auto r = o.result();
   EXPECT_EQ(r.stock, 1u);
+  // (t, available, orders, refused): taken at 2 s, a refusal at 4 s, back at 5 s, taken at 6 s.
+  ASSERT_EQ(r.over_time.size(), 5u);
+  const std::uint64_t want_points[5][3] = {{1, 0, 0}, {0, 1, 0}, {0, 1, 1}, {1, 1, 1}, {0, 1, 1}};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(r.over_time[i].available, want_points[i][0]) << i;
+    EXPECT_EQ(r.over_time[i].orders, want_points[i][1]) << i;
+    EXPECT_EQ(r.over_time[i].refused, want_points[i][2]) << i;
+  }
+  EXPECT_DOUBLE_EQ(r.over_time[2].t_s, 4.5);
   EXPECT_EQ(r.orders, 1u);
   EXPECT_EQ(r.cancellations, 1u);
   EXPECT_EQ(r.order_failures, 0u);
