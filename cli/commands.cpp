@@ -91,6 +91,8 @@ options:
   --seed N         random seed (overrides the scenario's "seed")
   --set P=V        set the value at JSON pointer P before validation; V is JSON,
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
+  --unset P        remove the key at JSON pointer P (null is not a value: --set P=null
+                   is refused); --set and --unset apply in the order given
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
   --format F       table (default without --out), json (default with --out), or csv
@@ -142,10 +144,13 @@ class jsonl_sink : public models::trace_sink {
   }
   bool ok() const { return static_cast<bool>(out_); }
   void write(const models::trace_event& e) override {
+    // A visit that never queued has no serial and no token: both null.
+    const bool queued = e.user != models::trace_event::unqueued;
     out_
         << fmt::format(
-               R"({{"t_s":{},"user":{},"token":"{:016x}","class":"{}","action":"{}","list":{},"queue_length":{}}})",
-               static_cast<double>(e.time_ns) / 1e9, e.user, e.token, (*class_names)[e.user_class],
+               R"({{"t_s":{},"user":{},"token":{},"class":"{}","action":"{}","list":{},"queue_length":{}}})",
+               static_cast<double>(e.time_ns) / 1e9, queued ? std::to_string(e.user) : "null",
+               queued ? fmt::format("\"{:016x}\"", e.token) : "null", (*class_names)[e.user_class],
                e.action, e.list, e.queue_length)
         << '\n';
   }

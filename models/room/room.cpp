@@ -231,7 +231,7 @@ void room::enter(const returns::visit& v) {
   ++st.arrived;
   if (orders_ && !orders_->try_enter()) {  // sold out: refused at once, never queued
     ++st.refused;
-    trace_.line(users_.next(), c, "refused", -1);  // the serial it would have had
+    trace_.unqueued_line(c, "refused");
     return;
   }
   if (free_slots_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
@@ -243,7 +243,7 @@ void room::enter(const returns::visit& v) {
     ++st.released;
     ++released_since_sample_;
     if (orders_) orders_->place();
-    trace_.line(users_.next(), c, "direct", -1);
+    trace_.unqueued_line(c, "direct");
     returns_.served_at_once(v);
     schedule_session_end();
     return;
