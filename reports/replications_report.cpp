@@ -186,6 +186,9 @@ std::string compare_table(const nlohmann::json& j) {
   out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
                      "mean wait (s)", "difference", "p95 wait (s)", "difference");
   auto cell = [](const json& m) {
+    // A class with no released user in some replication has no wait: null, shown as such.
+    if (m["estimate"].is_null() || m["ci"][0].is_null() || m["ci"][1].is_null())
+      return std::string("no data");
     return fmt::format("{:.3f} ± {:.3f}", m["estimate"].get<double>(),
                        (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2);
   };

@@ -146,3 +146,73 @@ TEST(CliVerdicts, UnsetRemovesAKeyAndNullIsRefused) {
   EXPECT_FALSE(a.contains("warmup"));
   EXPECT_FALSE(a["scenario"]["run"].contains("warmup_s"));
 }
+
+// Issue 12 item 1, the reproduction: with one user a tick and a 100 s horizon, 3,002 of 3,133
+// normal users are still waiting, and check used to print "ok normal mean_wait_s <= 120".
+TEST(CliVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
+  const std::string args =
+      "check " + scenario("clinic.json") + " --set /release/batch=1 --set /run/horizon_s=100";
+  auto t = run(args);
+  EXPECT_EQ(t.code, 1) << t.out << t.err;
+  EXPECT_EQ(t.out.find("ok "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("UNDECIDED normal mean_wait_s <= 120"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("still waiting at the end"), std::string::npos) << t.out;
+  auto j = run(args + " --format json");
+  EXPECT_EQ(j.code, 1);
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_FALSE(doc["pass"].get<bool>());
+  for (const auto& target : doc["scenarios"][0]["targets"]) {
+    EXPECT_FALSE(target["pass"].get<bool>()) << target.dump();
+    EXPECT_NE(target["verdict"], "pass");
+    EXPECT_GT(target["censored_users"].get<double>(), 0);
+    EXPECT_TRUE(target["reason"].is_string());
+  }
+  // JUnit says why too.
+  const auto xml = temp_dir() / "censored.xml";
+  EXPECT_EQ(run(args + " --junit " + xml.string()).code, 1);
+  EXPECT_NE(slurp(xml).find("undecided: "), std::string::npos);
+  // The shipped clinic drains: every target is decided and holds.
+  auto ok = run("check " + scenario("clinic.json") + " --format json");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  for (const auto& target : nlohmann::json::parse(ok.out)["scenarios"][0]["targets"])
+    EXPECT_EQ(target["verdict"], "pass");
+}
+
+// A class nobody of which is released (strict priority, VIPs saturate the tick) has no wait:
+// check says "no data" and exits 1, run shows "-" and warns, never "0 [0, 0]".
+TEST(CliVerdicts, AClassWithNoReleasedUserIsNeverMeasuredAsZero) {
+  const auto s = write_file("starve.json", R"({"name": "starve", "seed": 5,
+    "classes": [{"name": "vip", "share": 0.5, "level": 0}, {"name": "normal", "share": 0.5, "level": 1}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 20}]},
+    "queue": {"policy": "level"},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 1},
+    "run": {"horizon_s": 60},
+    "sla": {"replications": 3, "targets": [{"class": "normal", "metric": "mean_wait_s", "max": 1000},
+                                          {"class": "vip", "metric": "p50_wait_s", "max": 1000}]}})");
+  auto c = run("check " + s.string());
+  EXPECT_EQ(c.code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("UNDECIDED normal mean_wait_s <= 1000"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("no data"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("no released user"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("measured 0 [0, 0]"), std::string::npos) << c.out;
+  auto r = run("run " + s.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: class normal: no released user"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("still waiting at the end"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("still waiting at the end (censored)"), std::string::npos) << r.out;
+  auto j = run("run " + s.string() + " --format json");
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto& normal = doc["classes"][1];
+  EXPECT_EQ(normal["wait_s"]["count"], 0);
+  EXPECT_TRUE(normal["wait_s"]["mean"].is_null());
+  EXPECT_GT(normal["censored"]["count"].get<int>(), 500);
+  EXPECT_GT(normal["wait_bounds_s"]["lower"]["mean"].get<double>(), 0);
+  EXPECT_TRUE(normal["wait_bounds_s"]["upper"]["mean"].is_null());
+  // plan marks the undecided cell with '?', and never calls the point feasible.
+  auto p = run("plan " + s.string() + " --knob /release/batch --range 1:2:1");
+  EXPECT_NE(p.out.find(" ?"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("holds"), std::string::npos) << p.out;
+  // CSV: an empty cell, not 0.
+  auto csv = run("run " + s.string() + " --format csv");
+  EXPECT_NE(csv.out.find("normal,"), std::string::npos);
+}
