@@ -94,9 +94,13 @@ namespace {
 std::vector<models::metric_table> tables_one_to_five(models::sla_metric m) {
   std::vector<models::metric_table> ts;
   for (double x : one_to_five) {
-    models::metric_table t(2, models::metric_row(models::sla_metric_names().size(), 0.0));
-    t[0][static_cast<std::size_t>(m)] = x;         // everyone
-    t[1][static_cast<std::size_t>(m)] = 10.0 * x;  // class 0
+    // A row: values, lower bounds, upper bounds (all equal: nobody censored), counts.
+    models::metric_table t(2, models::metric_row(models::metric_row_width(), 0.0));
+    const std::size_t n = models::sla_metric_names().size();
+    for (std::size_t k : {std::size_t{0}, n, 2 * n}) {
+      t[0][k + static_cast<std::size_t>(m)] = x;         // everyone
+      t[1][k + static_cast<std::size_t>(m)] = 10.0 * x;  // class 0
+    }
     ts.push_back(t);
   }
   return ts;
