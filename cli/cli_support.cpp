@@ -58,10 +58,14 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   };
   using strings = std::vector<std::string>;
   // merge rebuilds the sweep from the arguments its shards recorded: it takes none of these.
-  if (kind != command_kind::merge)
+  if (kind != command_kind::merge) {
     add("set", po::value<strings>()->composing()->value_name("/P=V"),
         "set the value at JSON pointer P before validation (repeatable); V is JSON, or a plain "
         "string: --set /release/batch=500 --set /queue/policy=fifo");
+    add("unset", po::value<strings>()->composing()->value_name("/P"),
+        "remove the key (or array element) at JSON pointer P before validation (repeatable; "
+        "applied in order with --set): --unset /run/horizon_s");
+  }
   if (kind != command_kind::validate && kind != command_kind::merge) {
     add("seed", po::value<std::uint64_t>()->value_name("N"),
         "random seed (overrides the scenario's \"seed\")");
@@ -165,8 +169,10 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   po::positional_options_description pos;
   pos.add("scenario", kind == command_kind::check || kind == command_kind::merge ? -1 : 1);
   po::variables_map vm;
+  po::parsed_options parsed(&all);
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    parsed = po::command_line_parser(args).options(all).positional(pos).run();
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw sim::input_error("waitroom " + command, "valid arguments (see waitroom --help)",
@@ -206,7 +212,19 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("trace-from")) a.trace_from = vm["trace-from"].as<double>();
   if (vm.count("trace-to")) a.trace_to = vm["trace-to"].as<double>();
   if (vm.count("trace-users")) a.trace_users = vm["trace-users"].as<std::string>();
-  if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
+  // --set and --unset in the order given (an --unset then a --set of a key below it works).
+  for (const auto& o : parsed.options) {
+    if (o.string_key != "set" && o.string_key != "unset") continue;
+    for (const auto& v : o.value) {
+      if (o.string_key == "unset") {
+        a.sets.push_back(std::string(unset_prefix) + v);
+      } else {
+        if (v.empty() || v[0] != '/')
+          throw sim::input_error("--set " + v, "/json/pointer=value", "'" + v + "'");
+        a.sets.push_back(v);
+      }
+    }
+  }
   if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
@@ -235,7 +253,12 @@ models::scenario load(const common_args& a, std::optional<std::string> path) {
     name = std::string(default_scenario_name);
     j = models::parse_json_text(std::string(default_scenario_text), name);
   }
-  for (const auto& s : a.sets) models::apply_override(j, s);
+  for (const auto& s : a.sets) {
+    if (s.starts_with(unset_prefix))
+      models::apply_unset(j, s.substr(unset_prefix.size()));
+    else
+      models::apply_override(j, s);
+  }
   return models::parse_scenario(j, name, base_dir);
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/scenario/scenario.hpp"
@@ -20,6 +21,8 @@ struct common_args {
   unsigned threads = 0;  // 0: one per core
   std::optional<std::string> junit;
   std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
+  // --set /P=V and --unset /P in command-line order; an --unset is kept as unset_prefix + /P
+  // (a --set value always starts with '/'), so shard files record both.
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
@@ -38,6 +41,8 @@ struct common_args {
   std::optional<double> trace_from, trace_to;
   std::optional<std::string> trace_users;
 };
+
+inline constexpr std::string_view unset_prefix = "--unset ";
 
 enum class command_kind { run, validate, check, compare, estimate, sweep, plan, merge };
 

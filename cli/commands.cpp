@@ -91,6 +91,8 @@ options:
   --seed N         random seed (overrides the scenario's "seed")
   --set P=V        set the value at JSON pointer P before validation; V is JSON,
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
+  --unset P        remove the key at JSON pointer P (null is not a value: --set P=null
+                   is refused); --set and --unset apply in the order given
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
   --format F       table (default without --out), json (default with --out), or csv
@@ -142,10 +144,13 @@ class jsonl_sink : public models::trace_sink {
   }
   bool ok() const { return static_cast<bool>(out_); }
   void write(const models::trace_event& e) override {
+    // A visit that never queued has no serial and no token: both null.
+    const bool queued = e.user != models::trace_event::unqueued;
     out_
         << fmt::format(
-               R"({{"t_s":{},"user":{},"token":"{:016x}","class":"{}","action":"{}","list":{},"queue_length":{}}})",
-               static_cast<double>(e.time_ns) / 1e9, e.user, e.token, (*class_names)[e.user_class],
+               R"({{"t_s":{},"user":{},"token":{},"class":"{}","action":"{}","list":{},"queue_length":{}}})",
+               static_cast<double>(e.time_ns) / 1e9, queued ? std::to_string(e.user) : "null",
+               queued ? fmt::format("\"{:016x}\"", e.token) : "null", (*class_names)[e.user_class],
                e.action, e.list, e.queue_length)
         << '\n';
   }
@@ -199,6 +204,34 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
 
 }  // namespace
 
+// On stderr (the terminal), whatever the format: a class whose waits leave out users still
+// waiting at the end, or that has no released user to measure at all.
+void warn_censored(const models::scenario& s, const std::vector<const models::room_result*>& rs) {
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    std::uint64_t censored = 0, released = 0, arrived = 0;
+    double longest = 0;
+    for (const auto* r : rs) {
+      const auto& w = r->by_class[c];
+      censored += w.censored_s.count();
+      released += w.wait_s.count();
+      arrived += w.arrived;
+      if (w.censored_s.count()) longest = std::max(longest, w.censored_s.max());
+    }
+    const std::string where = rs.size() > 1 ? fmt::format(" (in {} replications)", rs.size()) : "";
+    if (released == 0 && arrived > 0)
+      fmt::print(stderr,
+                 "waitroom: warning: class {}: no released user to measure{}; its waits "
+                 "are missing, not 0\n",
+                 s.classes[c].name, where);
+    if (censored > 0)
+      fmt::print(stderr,
+                 "waitroom: warning: class {}: {} of {} users still waiting at the end{} (the "
+                 "longest for {:.4g} s): its waits leave them out and are too low; see "
+                 "wait_bounds_s, or let the run drain\n",
+                 s.classes[c].name, censored, censored + released, where, longest);
+  }
+}
+
 int run_command(const std::vector<std::string>& args) {
   common_args a = parse_args("run", args, command_kind::run);
   models::scenario s = load(a, a.scenario_path);
@@ -221,16 +254,21 @@ int run_command(const std::vector<std::string>& args) {
       users += r.overall.arrived;
       events += r.events;
     }
+    std::vector<const models::room_result*> all;
+    for (const auto& r : rs) all.push_back(&r);
+    warn_censored(s, all);
     if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
     text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
+    warn_censored(s, {&r});
     users = r.overall.arrived;
     events = r.events;
     if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
     text = format == "table" ? reports::result_table(s, r) : "";
   } else {
     models::room_result r = models::run_scenario(s, seed);
+    warn_censored(s, {&r});
     users = r.overall.arrived;
     events = r.events;
     if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);

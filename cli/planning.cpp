@@ -556,7 +556,10 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
       for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
         out += fmt::format(" {:>{}}",
                            fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean,
-                                       o.estimate.lo(), o.estimate.hi(), o.pass ? "  " : " !"),
+                                       o.estimate.lo(), o.estimate.hi(),
+                                       o.pass                                        ? "  "
+                                       : o.verdict == models::sla_verdict::undecided ? " ?"
+                                                                                     : " !"),
                            width);
       pareto[i] = nc == 2 && !dominated;
       out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", pareto[i] ? "*" : "");
@@ -566,7 +569,8 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
       if (holds[i]) feasible.push_back(points[i].values[0]);
     }
     out += fmt::format(
-        "(each target: estimate [{:.0f}% interval], ! where it fails; Pareto: on the "
+        "(each target: estimate [{:.0f}% interval], ! where it fails, ? where it is undecided "
+        "(users still waiting at the end, or no data); Pareto: on the "
         "mean waits of the first two classes)\n",
         base.sla->confidence * 100);
     if (any_guess) {

@@ -80,6 +80,8 @@ load_args parse(const std::vector<std::string>& args) {
       a.keep = true;
     } else if (f == "--set") {
       a.sets.push_back(value());
+    } else if (f == "--unset") {
+      a.sets.push_back(std::string(unset_prefix) + value());
     } else if (f == "--seed") {
       a.seed = static_cast<std::uint64_t>(number("--seed", value(), -1.0));
     } else if (f == "--out") {
@@ -465,7 +467,7 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
 
 std::string load_usage() {
   return R"(  waitroom load SCENARIO --redis URL [--speed X|asap] [--clients K] [--duration S]
-               [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V ...]
+               [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V] [--unset P]
                [--seed N] [--format table|json] [--out FILE]
   waitroom load SCENARIO --redis URL --speed max [--probe S] [--p99-limit MS] [...]
                the fastest speed Redis keeps up with (exit 1 when none down to 1/64x)

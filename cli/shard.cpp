@@ -75,6 +75,20 @@ sim::running_moments moments_from(const json& j) {
   return sim::running_moments::restore(st);
 }
 
+// Users still waiting at the end: their histogram, null when there were none.
+json censored_json(const models::wait_stats& w) {
+  if (!w.censored_ns) return nullptr;
+  std::vector<std::uint64_t> lowers, counts;
+  for (const auto& b : w.censored_ns->nonzero_buckets()) {
+    lowers.push_back(b.lower);
+    counts.push_back(b.count);
+  }
+  return {{"lower", lowers},
+          {"count", counts},
+          {"min", w.censored_ns->min()},
+          {"max", w.censored_ns->max()}};
+}
+
 json waits_json(const models::wait_stats& w) {
   std::vector<std::uint64_t> lowers, counts;
   for (const auto& b : w.wait_ns.nonzero_buckets()) {
@@ -88,6 +102,9 @@ json waits_json(const models::wait_stats& w) {
       {"paid_later", w.paid_later},
       {"released", w.released},
       {"waiting_at_end", w.waiting_at_end},
+      {"refused_counted", w.refused_counted},
+      {"censored_s", moments_json(w.censored_s)},
+      {"censored_ns", censored_json(w)},
       {"abandon_s", moments_json(w.abandon_s)},
       {"wait_s", moments_json(w.wait_s)},
       {"wait_ns",
@@ -103,6 +120,21 @@ models::wait_stats waits_from(const json& j, const std::string& where) {
   w.released = j.at("released").get<std::uint64_t>();
   w.waiting_at_end = j.at("waiting_at_end").get<std::uint64_t>();
   w.abandon_s = moments_from(j.at("abandon_s"));
+  w.refused_counted = j.at("refused_counted").get<std::uint64_t>();
+  w.censored_s = moments_from(j.at("censored_s"));
+  if (const auto& h = j.at("censored_ns"); !h.is_null()) {
+    w.censored_ns.emplace();
+    if (!w.censored_ns->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
+                                h.at("count").get<std::vector<std::uint64_t>>(),
+                                h.at("min").get<std::uint64_t>(),
+                                h.at("max").get<std::uint64_t>()) ||
+        w.censored_ns->count() != w.censored_s.count())
+      throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
+                             "buckets that are not");
+  } else if (w.censored_s.count() != 0) {
+    throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
+                           "null");
+  }
   w.wait_s = moments_from(j.at("wait_s"));
   const auto& h = j.at("wait_ns");
   if (!w.wait_ns.restore(h.at("lower").get<std::vector<std::uint64_t>>(),
@@ -170,7 +202,7 @@ void check_units(const std::vector<std::string>& paths, const std::vector<json>&
 }  // namespace
 
 models::metric_table table_from_json(const json& j, std::size_t rows, const std::string& where) {
-  const std::size_t metrics = models::sla_metric_names().size();
+  const std::size_t metrics = models::metric_row_width();  // values, bounds, counts
   if (!j.is_array() || j.size() != rows)
     throw sim::input_error(where, fmt::format("a table of {} rows", rows), "another shape");
   models::metric_table t;

@@ -1,5 +1,7 @@
 #include "check_report.hpp"
 
+#include <cmath>
+
 #include "reports/report.hpp"
 
 namespace waitroom::reports {
@@ -17,6 +19,13 @@ json sla_outcome_json(const models::scenario& s, const models::sla_outcome& o) {
   j["estimate"] = o.estimate.mean;
   j["ci"] = {o.estimate.lo(), o.estimate.hi()};
   j["pass"] = o.pass;
+  // Whether users still waiting at the end (or missing data) decided it: see docs/cli.md.
+  j["verdict"] = models::to_string(o.verdict);
+  j["reason"] = o.reason.empty() ? json(nullptr) : json(o.reason);
+  j["censored_users"] = o.censored;
+  j["released_users"] = o.released;
+  j["censored_ci"] = {o.bounds.first,
+                      std::isinf(o.bounds.second) ? json(nullptr) : json(o.bounds.second)};
   return j;
 }
 

@@ -76,6 +76,12 @@ std::string run_csv(const json& r) {
     head.emplace_back(k == "count" ? std::string("wait_count") : "wait_" + std::string(k) + "_s");
   head.emplace_back("abandon_wait_mean_s");
   head.emplace_back("abandon_wait_max_s");
+  // Users still waiting at the end, and the wait bounds that count them (an empty upper
+  // cell: they could move it anywhere above, not decidable).
+  static constexpr std::string_view bounds[] = {"mean", "p50", "p90", "p95", "p99", "p999", "max"};
+  head.emplace_back("censored");
+  for (auto k : bounds) head.emplace_back("wait_lower_" + std::string(k) + "_s");
+  for (auto k : bounds) head.emplace_back("wait_upper_" + std::string(k) + "_s");
   row(out, head);
   for (const auto& [name, c] : rows) {
     std::vector<json> cells{name};
@@ -83,6 +89,10 @@ std::string run_csv(const json& r) {
     for (auto k : waits) cells.push_back(at(at(*c, "wait_s"), std::string(k).c_str()));
     cells.push_back(at(at(*c, "abandon_wait_s"), "mean"));
     cells.push_back(at(at(*c, "abandon_wait_s"), "max"));
+    cells.push_back(at(at(*c, "censored"), "count"));
+    for (const char* side : {"lower", "upper"})
+      for (auto k : bounds)
+        cells.push_back(at(at(at(*c, "wait_bounds_s"), side), std::string(k).c_str()));
     row(out, cells);
   }
   return out;

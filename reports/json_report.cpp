@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/room/censoring.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 
@@ -158,14 +159,41 @@ json wait_summary(const models::wait_stats& w) {
   s["released"] = w.released;
   s["waiting_at_end"] = w.waiting_at_end;
   json wait;
+  // No released user: no wait to report (null), never a 0 that reads as "nobody waited".
+  const bool any = w.wait_s.count() > 0;
+  auto value = [&](double v) { return any ? json(v) : json(nullptr); };
   wait["count"] = w.wait_s.count();
-  wait["mean"] = w.wait_s.mean();
-  wait["stddev"] = w.wait_s.stddev();
-  wait["min"] = w.wait_s.min();
+  wait["mean"] = value(w.wait_s.mean());
+  wait["stddev"] = value(w.wait_s.stddev());
+  wait["min"] = value(w.wait_s.min());
   for (std::size_t i = 0; i < std::size(percentiles); ++i)
-    wait[percentile_names[i]] = w.wait_ns.quantile(percentiles[i]) * 1e-9;
-  wait["max"] = w.wait_s.max();
+    wait[percentile_names[i]] = value(w.wait_ns.quantile(percentiles[i]) * 1e-9);
+  wait["max"] = value(w.wait_s.max());
   s["wait_s"] = wait;
+  // The warm-up rule for every count (wait_s.count and abandon_wait_s hold counted users).
+  s["counted"] = {{"users", w.counted()},
+                  {"refused", w.refused_counted},
+                  {"released", w.wait_s.count()},
+                  {"abandoned", w.abandon_s.count()},
+                  {"waiting_at_end", w.censored_s.count()}};
+  // Users still waiting at the end: wait_s leaves them out. Their time so far is a lower
+  // bound of their wait; the bounds count them at it (lower) and at +infinity (upper: null
+  // when they could still move the figure anywhere above, i.e. not decidable).
+  const bool censored = w.censored_s.count() > 0;
+  s["censored"] = {{"count", w.censored_s.count()},
+                   {"waited_s",
+                    {{"mean", censored ? json(w.censored_s.mean()) : json(nullptr)},
+                     {"max", censored ? json(w.censored_s.max()) : json(nullptr)}}}};
+  json lower, upper;
+  auto put = [&](const char* name, const models::stat_bounds& b) {
+    lower[name] = std::isnan(b.lower) ? json(nullptr) : json(b.lower);
+    upper[name] = b.upper ? json(*b.upper) : json(nullptr);
+  };
+  put("mean", models::mean_bounds(w));
+  for (std::size_t i = 0; i < std::size(percentiles); ++i)
+    put(percentile_names[i], models::quantile_bounds(w, percentiles[i]));
+  put("max", models::max_bounds(w));
+  s["wait_bounds_s"] = {{"count", models::bound_count(w)}, {"lower", lower}, {"upper", upper}};
   json buckets = json::array();
   for (const auto& b : w.wait_ns.nonzero_buckets()) buckets.push_back({b.lower, b.upper, b.count});
   s["wait_histogram"] = {{"unit", "ns"},
@@ -277,11 +305,14 @@ json result_json(const models::scenario& s, const models::room_result& r,
   }
   double T = r.end_time_s;
   j["throughput_per_s"] = T > 0 ? static_cast<double>(r.overall.released) / T : 0.0;
-  double L = r.mean_queue_length();
-  // Users who entered the queue (refused users never did); W counts the time of those who
-  // gave up too, so that L = lambda W holds on the sample path when the run ends drained.
+  // Over the counted part of the run (after the warm-up, the same rule as the waits): users
+  // who entered the queue then (refused users never did); W counts the time of those who
+  // gave up too, so that L = lambda W holds on the sample path when the run ends drained
+  // (without a warm-up exactly; with one, up to the users queued across its end).
+  const double window = T - r.counted_from_s;
+  double L = window > 0 ? r.queue_length_area_counted / window : 0.0;
   const auto& o = r.overall;
-  double lambda = T > 0 ? static_cast<double>(o.arrived - o.refused) / T : 0.0;
+  double lambda = window > 0 ? static_cast<double>(o.counted() - o.refused_counted) / window : 0.0;
   const auto done_n = static_cast<double>(o.wait_s.count());
   const auto gave_up_n = static_cast<double>(o.abandon_s.count());
   double W = done_n + gave_up_n > 0 ? (o.wait_s.mean() * done_n + o.abandon_s.mean() * gave_up_n) /
@@ -292,6 +323,7 @@ json result_json(const models::scenario& s, const models::room_result& r,
                       {"mean_wait_s", W},
                       {"relative_gap", L > 0 ? std::abs(L - lambda * W) / L : 0.0},
                       {"censored_wait_s", r.censored_wait_s},
+                      {"from_s", r.counted_from_s},
                       {"note",
                        "L = lambda W holds exactly when the run ends drained; otherwise "
                        "users still waiting (censored_wait_s) make the gap"}};

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "models/sla/sla.hpp"
@@ -123,6 +125,7 @@ std::string replications_table(const models::scenario& s,
                      "p99 wait (s)");
   auto cell = [&](std::int32_t c, models::sla_metric m) {
     auto iv = models::table_interval(ts, c, m, level);
+    if (std::isnan(iv.mean)) return std::string("no data");  // no released user somewhere
     return fmt::format("{:.3f} ± {:.3f}", iv.mean, iv.half_width);
   };
   for (std::size_t c = 0; c <= s.classes.size(); ++c) {
@@ -183,6 +186,9 @@ std::string compare_table(const nlohmann::json& j) {
   out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
                      "mean wait (s)", "difference", "p95 wait (s)", "difference");
   auto cell = [](const json& m) {
+    // A class with no released user in some replication has no wait: null, shown as such.
+    if (m["estimate"].is_null() || m["ci"][0].is_null() || m["ci"][1].is_null())
+      return std::string("no data");
     return fmt::format("{:.3f} ± {:.3f}", m["estimate"].get<double>(),
                        (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2);
   };
@@ -248,9 +254,18 @@ std::string xml_escape(const std::string& in) {
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level) {
   std::string out = fmt::format("{}: {:.0f}% confidence\n", s.name, level * 100);
-  for (const auto& o : outcomes)
-    out += fmt::format("  {:<4} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", o.pass ? "ok" : "FAIL",
-                       target_text(s, o.target), o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+  for (const auto& o : outcomes) {
+    const char* word = o.verdict == models::sla_verdict::pass   ? "ok"
+                       : o.verdict == models::sla_verdict::fail ? "FAIL"
+                                                                : "UNDECIDED";
+    if (std::isnan(o.estimate.mean))
+      out += fmt::format("  {:<4} {:<40} no data\n", word, target_text(s, o.target));
+    else
+      out +=
+          fmt::format("  {:<4} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", word,
+                      target_text(s, o.target), o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+    if (!o.reason.empty()) out += fmt::format("       {}\n", o.reason);
+  }
   return out;
 }
 
@@ -277,9 +292,10 @@ std::string junit_xml(
         out += "/>\n";
       } else {
         out += fmt::format(
-            ">\n      <failure message=\"measured {:.4g}, interval [{:.4g}, {:.4g}]\"/>\n    "
+            ">\n      <failure message=\"{}measured {:.4g}, interval [{:.4g}, {:.4g}]{}\"/>\n    "
             "</testcase>\n",
-            o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+            o.verdict == models::sla_verdict::undecided ? "undecided: " : "", o.estimate.mean,
+            o.estimate.lo(), o.estimate.hi(), o.reason.empty() ? "" : xml_escape("; " + o.reason));
       }
     }
     out += "  </testsuite>\n";

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/room/censoring.hpp"
 #include "reports/report.hpp"
 
 namespace waitroom::reports {
@@ -52,6 +53,43 @@ std::vector<std::pair<const char*, double>> wait_columns(const models::wait_stat
           {"max", w.wait_s.max()}};
 }
 
+// Users still waiting at the end: the waits above leave them out, so show what they must
+// at least be with them counted at their time so far ("?": a figure the censored users could
+// still move anywhere above; unmarked percentiles are decided by the released waits).
+std::string censored_table(
+    const std::vector<std::pair<std::string, const models::wait_stats*>>& rows,
+    const std::vector<column_unit>& units) {
+  bool any = false;
+  for (const auto& [name, w] : rows) any = any || w->censored_s.count() > 0;
+  if (!any) return {};
+  std::string out = fmt::format(
+      "\nstill waiting at the end (censored): the waits above leave them out; counting them at "
+      "their time so far, the waits are at least (? = still open above):\n{:<12} {:>9} {:>9}",
+      "class", "censored", "counted");
+  for (const char* h : {"mean", "p50", "p90", "p95", "p99", "p99.9", "max"})
+    out += fmt::format(" {:>10}", h);
+  out += "\n";
+  for (const auto& [name, w] : rows) {
+    out += fmt::format("{:<12} {:>9} {:>9}", name, w->censored_s.count(), models::bound_count(*w));
+    const models::stat_bounds b[] = {
+        models::mean_bounds(*w),           models::quantile_bounds(*w, 0.5),
+        models::quantile_bounds(*w, 0.9),  models::quantile_bounds(*w, 0.95),
+        models::quantile_bounds(*w, 0.99), models::quantile_bounds(*w, 0.999),
+        models::max_bounds(*w)};
+    for (std::size_t k = 0; k < std::size(b); ++k) {
+      if (std::isnan(b[k].lower)) {
+        out += fmt::format(" {:>10}", "-");
+        continue;
+      }
+      // A larger figure than the column's unit was chosen for: the unit still reads right.
+      out += fmt::format(" {:>10}", fmt::format("{:.{}f}{}", b[k].lower / units[k].seconds,
+                                                units[k].decimals, b[k].upper ? "" : "?"));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 std::string class_table(const models::room_result& r) {
   std::vector<std::pair<std::string, const models::wait_stats*>> rows;
   for (std::size_t c = 0; c < r.by_class.size(); ++c)
@@ -96,7 +134,7 @@ std::string class_table(const models::room_result& r) {
     }
     out += "\n";
   }
-  return out;
+  return out + censored_table(rows, units);
 }
 }  // namespace
 

@@ -12,6 +12,12 @@ void wait_stats::merge(const wait_stats& o) {
   abandon_s.merge(o.abandon_s);
   wait_s.merge(o.wait_s);
   wait_ns.merge(o.wait_ns);
+  refused_counted += o.refused_counted;
+  censored_s.merge(o.censored_s);
+  if (o.censored_ns) {
+    if (!censored_ns) censored_ns.emplace();
+    censored_ns->merge(*o.censored_ns);
+  }
 }
 
 }  // namespace waitroom::models

@@ -22,7 +22,18 @@ struct wait_stats {
   std::uint64_t waiting_at_end = 0;
   sim::running_moments wait_s;  // entry -> release, seconds
   sim::log_histogram wait_ns;   // the same waits, for quantiles
+  // The warm-up rule applies to every statistic: wait_s and abandon_s hold only users it
+  // counts; of the refused, these many; and of those still waiting at the end, the time each
+  // had waited (censored waits: a lower bound of its wait), as moments and, when there are
+  // any, a histogram (kept absent otherwise: a histogram is 64 KiB).
+  std::uint64_t refused_counted = 0;
+  sim::running_moments censored_s;
+  std::optional<sim::log_histogram> censored_ns;
 
+  // Users the statistics count: refused, released, gave up or still waiting, after warm-up.
+  std::uint64_t counted() const {
+    return refused_counted + wait_s.count() + abandon_s.count() + censored_s.count();
+  }
   void merge(const wait_stats& o);
 };
 
@@ -110,6 +121,10 @@ struct room_result {
   std::uint64_t peak_queue_length = 0;
   double queue_length_area = 0;  // integral of queue length over time, user-seconds
   double censored_wait_s = 0;    // time already waited by users still queued at the end
+  // Little's law over the counted part of the run: from the end of the warm-up (0 without
+  // one; the end time when it never ended) and the queue-length integral after it.
+  double counted_from_s = 0;
+  double queue_length_area_counted = 0;
   std::uint64_t peak_memory_bytes = 0;
 
   double mean_queue_length() const { return end_time_s > 0 ? queue_length_area / end_time_s : 0.0; }

@@ -97,16 +97,25 @@ room_result room::run() {
   result_.returning_visits = returns_.returning_visits();
   result_.warmup_dropped = warmup_.dropped();
   if (orders_) result_.admission = orders_->result();
+  // With the waits of users still queued, the area under the queue-length curve is exactly
+  // accounted for: area = sum of completed waits + censored waits (Little's law, sample path).
+  // A user still waiting has waited at least this long: its censored wait (warm-up rule too).
+  const std::int64_t end_ns = sim_.now().ns();
+  queues_.for_each_waiting([&](std::uint32_t user) {
+    if (!warmup_.counts(users_.entry_ns(user))) return;
+    const std::int64_t waited = end_ns - users_.entry_ns(user);
+    auto& st = result_.by_class[users_.cls(user)];
+    st.censored_s.add(static_cast<double>(waited) * 1e-9);
+    if (!st.censored_ns) st.censored_ns.emplace();
+    st.censored_ns->add(waited);
+    result_.censored_wait_s += static_cast<double>(waited) * 1e-9;
+  });
+  result_.counted_from_s =
+      sim::sim_time::from_ns(warmup_.counted_from_ns().value_or(end_ns)).seconds();
   for (std::size_t c = 0; c < waiting_by_class_.size(); ++c) {
     result_.by_class[c].waiting_at_end = waiting_by_class_[c];
     result_.overall.merge(result_.by_class[c]);
   }
-  // With the waits of users still queued, the area under the queue-length curve is exactly
-  // accounted for: area = sum of completed waits + censored waits (Little's law, sample path).
-  const std::int64_t end_ns = sim_.now().ns();
-  queues_.for_each_waiting([&](std::uint32_t user) {
-    result_.censored_wait_s += static_cast<double>(end_ns - users_.entry_ns(user)) * 1e-9;
-  });
   if (page_) result_.polling = page_->finish(end_ns);
   if (backend_) backend_->finish(end_ns);
   // A final sample at the end time, unless the sampler just took one.
@@ -214,8 +223,12 @@ void room::next_arrival() {
 
 void room::account_queue_change() {
   const std::int64_t now = sim_.now().ns();
-  result_.queue_length_area +=
-      static_cast<double>(queues_.total()) * static_cast<double>(now - last_change_ns_) * 1e-9;
+  const auto length = static_cast<double>(queues_.total());
+  result_.queue_length_area += length * static_cast<double>(now - last_change_ns_) * 1e-9;
+  // The part after the warm-up, for Little's law under the same rule as the waits.
+  if (const auto from = warmup_.counted_from_ns(); from && now > *from)
+    result_.queue_length_area_counted +=
+        length * static_cast<double>(now - std::max(last_change_ns_, *from)) * 1e-9;
   last_change_ns_ = now;
 }
 
@@ -231,7 +244,8 @@ void room::enter(const returns::visit& v) {
   ++st.arrived;
   if (orders_ && !orders_->try_enter()) {  // sold out: refused at once, never queued
     ++st.refused;
-    trace_.line(users_.next(), c, "refused", -1);  // the serial it would have had
+    if (warmup_.counts(now)) ++st.refused_counted;
+    trace_.unqueued_line(c, "refused");
     return;
   }
   if (free_slots_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
@@ -240,10 +254,11 @@ void room::enter(const returns::visit& v) {
       st.wait_s.add(0.0);
       st.wait_ns.add(0);
     }
+    warmup_.released_at(now);
     ++st.released;
     ++released_since_sample_;
     if (orders_) orders_->place();
-    trace_.line(users_.next(), c, "direct", -1);
+    trace_.unqueued_line(c, "direct");
     returns_.served_at_once(v);
     schedule_session_end();
     return;
@@ -274,6 +289,7 @@ void room::leave_on_release(std::uint32_t user, std::uint32_t list) {
     st.wait_s.add(static_cast<double>(wait) * 1e-9);
     st.wait_ns.add(wait);
   }
+  warmup_.released_at(now);
   ++st.released;
   --waiting_by_class_[c];
   trace_.line(user, c, "release", static_cast<std::int32_t>(list));
@@ -336,7 +352,7 @@ void room::on_abandon(std::uint32_t user) {
   if (page_) page_->gave_up(user, l, now);
   auto& st = result_.by_class[c];
   ++st.abandoned;
-  st.abandon_s.add(static_cast<double>(waited) * 1e-9);
+  if (warmup_.counts(users_.entry_ns(user))) st.abandon_s.add(static_cast<double>(waited) * 1e-9);
   if (sim::unit_from_hash(sim::mix64(user ^ pay_later_salt_)) <
       sc_.classes[c].pay_later_probability)
     ++st.paid_later;

@@ -4,6 +4,7 @@
 // release order that choose the truncation point.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/scenario/scenario.hpp"
@@ -41,6 +42,33 @@ class warmup {
     ++dropped_;
     return false;
   }
+  // The same rule for everything else (an abandonment, a refusal, a user still waiting at
+  // the end): by entry time, or once the first warmup_customers releases have happened.
+  bool counts(std::int64_t entry_ns) const {
+    switch (kind_) {
+      case warmup_kind::time:
+        return entry_ns >= from_ns_;
+      case warmup_kind::customers:
+        return released_ >= customers_;
+      default:
+        return true;
+    }
+  }
+  // When counting starts, once known: at once without a warm-up, at warmup_s, or at the
+  // warmup_customers-th release (the room reports it with `ended_at` after each release).
+  std::optional<std::int64_t> counted_from_ns() const {
+    switch (kind_) {
+      case warmup_kind::time:
+        return from_ns_;
+      case warmup_kind::customers:
+        return released_ >= customers_ ? std::optional<std::int64_t>(ended_ns_) : std::nullopt;
+      default:
+        return 0;
+    }
+  }
+  void released_at(std::int64_t now_ns) {
+    if (kind_ == warmup_kind::customers && released_ == customers_) ended_ns_ = now_ns;
+  }
   std::uint64_t dropped() const { return dropped_; }
   const std::vector<double>& batch_means() const { return batch_means_; }
 
@@ -49,6 +77,7 @@ class warmup {
   std::int64_t from_ns_;
   std::uint64_t customers_;
   std::uint64_t released_ = 0, dropped_ = 0;
+  std::int64_t ended_ns_ = 0;
   std::vector<double> batch_means_;
   double batch_sum_ = 0;
 };

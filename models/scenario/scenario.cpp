@@ -417,13 +417,14 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
     int given = r->has("warmup_s") + r->has("warmup_customers") + r->has("warmup");
     if (given > 1)
       r->fail("warmup", "one of warmup_s, warmup_customers or warmup", "more than one");
+    // 0 means no warm-up (a value a sweep or a --set can reach), echoed as no key at all.
     if (r->has("warmup_s")) {
-      run.warmup = warmup_kind::time;
-      run.warmup_s = r->number("warmup_s", std::nullopt, {0.0, max_seconds, true});
+      run.warmup_s = r->number("warmup_s", std::nullopt, {0.0, max_seconds});
+      run.warmup = run.warmup_s > 0 ? warmup_kind::time : warmup_kind::none;
     } else if (r->has("warmup_customers")) {
-      run.warmup = warmup_kind::customers;
       run.warmup_customers =
-          static_cast<std::uint64_t>(r->integer("warmup_customers", std::nullopt, 1, max_users));
+          static_cast<std::uint64_t>(r->integer("warmup_customers", std::nullopt, 0, max_users));
+      run.warmup = run.warmup_customers > 0 ? warmup_kind::customers : warmup_kind::none;
     } else if (r->has("warmup")) {
       r->choice("warmup", std::nullopt, {"mser5"});
       run.warmup = warmup_kind::mser5;
@@ -740,11 +741,37 @@ void apply_override(json& j, const std::string& assignment) {
   } catch (const json::parse_error&) {
     v = value;  // a bare word is a string: --set /queue/policy=fifo
   }
+  // null is not "absent" in a scenario: say how to remove a key rather than fail later.
+  if (v.is_null())
+    throw sim::input_error("--set " + assignment, "a JSON value other than null",
+                           "null (to remove the key, use --unset " + ptr + ")");
   try {
     json::json_pointer p(ptr);
     j[p] = v;
   } catch (const json::exception& e) {
     throw sim::input_error("--set " + assignment, "a JSON pointer into the scenario", e.what());
+  }
+}
+
+void apply_unset(json& j, const std::string& pointer) {
+  const std::string flag = "--unset " + pointer;
+  if (pointer.empty() || pointer[0] != '/')
+    throw sim::input_error(flag, "a JSON pointer such as /run/warmup_s", "'" + pointer + "'");
+  json::json_pointer p;
+  try {
+    p = json::json_pointer(pointer);
+  } catch (const json::exception& e) {
+    throw sim::input_error(flag, "a JSON pointer into the scenario", e.what());
+  }
+  // A key that is not there is an error, not a no-op: a typo must not pass silently.
+  if (!j.contains(p))
+    throw sim::input_error(flag, "a key present in the scenario", "no value at " + pointer);
+  json& parent = j.at(p.parent_pointer());
+  const std::string last = p.back();
+  if (parent.is_object()) {
+    parent.erase(last);
+  } else {
+    parent.erase(static_cast<std::size_t>(std::stoull(last)));  // contains() checked the index
   }
 }
 

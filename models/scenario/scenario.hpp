@@ -185,7 +185,11 @@ scenario parse_scenario(const nlohmann::json& j, const std::string& file,
 nlohmann::json read_json_file(const std::string& path);
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);
 // Applies `--set /pointer=value` (value parsed as JSON, else taken as a string).
+// A null value is refused (a scenario has no null keys): use apply_unset.
 void apply_override(nlohmann::json& j, const std::string& assignment);
+// Applies `--unset /pointer`: removes an object's key or an array's element; the pointer must
+// name a value that is there.
+void apply_unset(nlohmann::json& j, const std::string& pointer);
 
 // The arrival process a scenario's arrivals section describes (the room's and load mode's).
 sim::arrival_process make_arrival_process(const arrival_spec& a);

@@ -15,9 +15,11 @@
 namespace waitroom::models {
 
 struct trace_event {
+  // `user` of a visit that never queued (direct, refused): it has no serial and no token.
+  static constexpr std::uint32_t unqueued = 0xffffffffu;
   std::int64_t time_ns;
-  std::uint32_t user;   // the visit's serial
-  std::uint64_t token;  // its queue token (the sorted-set member)
+  std::uint32_t user;   // the visit's serial, or `unqueued`
+  std::uint64_t token;  // its queue token (the sorted-set member); 0 when unqueued
   std::uint32_t user_class;
   const char* action;  // enter, direct, refused, release, abandon, age, rescore; with a backend:
                        // reach, no_show, late (decided at the release), reclaim
@@ -37,7 +39,8 @@ struct trace_filter {
   bool accepts(std::int64_t t, std::uint32_t user) const {
     if (from_ns && t < *from_ns) return false;
     if (to_ns && t > *to_ns) return false;
-    return users.empty() || users.count(user) > 0;
+    if (users.empty()) return true;
+    return user != trace_event::unqueued && users.count(user) > 0;
   }
 };
 
@@ -58,6 +61,14 @@ class tracer {
     if (!sink_ || !filter_.accepts(sim_.now().ns(), user)) return;
     sink_->write(
         {sim_.now().ns(), user, users_.token_of(user), user_class, action, list, queues_.total()});
+  }
+  // A visit that never entered the queue (admitted at once, or refused): serials and tokens
+  // belong to queued users only, so the line carries neither (it used to carry the next
+  // queued user's, which --trace-users then matched).
+  void unqueued_line(std::uint32_t user_class, const char* action) {
+    if (!sink_ || !filter_.accepts(sim_.now().ns(), trace_event::unqueued)) return;
+    sink_->write(
+        {sim_.now().ns(), trace_event::unqueued, 0, user_class, action, -1, queues_.total()});
   }
   // Notes a released user's class for the lines that follow it.
   void remember(std::uint32_t user, std::uint32_t user_class) {

@@ -22,7 +22,7 @@ class users {
         std::uint64_t noise_salt)
       : policy_(policy), classes_(classes), token_salt_(token_salt), noise_salt_(noise_salt) {}
 
-  // The next visit's serial (also the serial a refused or direct visit would have had).
+  // The serial the next queued user will get.
   std::uint32_t next() const { return next_; }
   // A new waiting user, entering now; returns its serial.
   std::uint32_t add(std::int64_t now_ns, std::uint32_t user_class, bool boosted) {

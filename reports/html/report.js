@@ -360,6 +360,14 @@
     table(['class', 'arrived', 'released', ...shown.map(([h]) => h), `mean (${tu.name})`, `p50 (${tu.name})`, `p90 (${tu.name})`, `p95 (${tu.name})`, `p99 (${tu.name})`, `max (${tu.name})`],
       rows.map((c) => [{ text: c.name, swatch: c.name }, c.arrived, c.released, ...shown.map(([, k]) => c[k]), f(c.wait_s.mean), f(c.wait_s.p50), f(c.wait_s.p90), f(c.wait_s.p95), f(c.wait_s.p99), f(c.wait_s.max)]));
     if (zero.length) note(`None ${zero.join(', none ')}.`);
+    // Users still waiting at the end: the waits above leave them out (censored).
+    const censored = rows.filter((c) => c.censored && c.censored.count > 0);
+    if (censored.length) {
+      missing(`Users were still waiting at the end: the waits above leave them out and are too low. Below, the waits counting them at their time so far (at least); "?" where they could still move the figure anywhere above (not decidable).`);
+      const lb = (c, k) => { const b = c.wait_bounds_s; return num(b.lower[k]) ? f(b.lower[k]) + (b.upper[k] === null ? '?' : '') : '–'; };
+      table(['class', 'still waiting', 'counted', `mean ≥ (${tu.name})`, `p50 ≥`, `p90 ≥`, `p95 ≥`, `p99 ≥`, `max ≥`],
+        censored.map((c) => [{ text: c.name, swatch: c.name }, c.censored.count, c.wait_bounds_s.count, lb(c, 'mean'), lb(c, 'p50'), lb(c, 'p90'), lb(c, 'p95'), lb(c, 'p99'), lb(c, 'max')]));
+    }
 
     // CDF with percentiles and SLA limits.
     const tables = [], ser = [], marks = [];
@@ -700,9 +708,10 @@
           const l = limitOf(t);
           const f = isShare(t.metric) ? pct : (x) => sig(x, 5);
           const lf = isWaitMetric(t.metric) ? duration : isShare(t.metric) ? pct : (x) => trimZeros(sig(x, 5));
-          return [{ text: t.class, swatch: t.class }, t.metric, l ? `${l.op} ${lf(l.v)}` : '–', f(t.estimate), `[${f(t.ci[0])}, ${f(t.ci[1])}]`, { text: t.pass ? 'holds' : 'FAILS', cls: t.pass ? 'pass' : 'fail' }];
+          return [{ text: t.class, swatch: t.class }, t.metric, l ? `${l.op} ${lf(l.v)}` : '–', f(t.estimate), `[${f(t.ci[0])}, ${f(t.ci[1])}]`, { text: t.pass ? 'holds' : t.verdict === 'undecided' ? 'UNDECIDED' : 'FAILS', cls: t.pass ? 'pass' : 'fail' }];
         }));
       t.classList.add('check');
+      for (const tg of s.targets) if (tg.reason) missing(`${tg.class} ${tg.metric}: ${tg.verdict}: ${tg.reason}`);
       charts.push({ title: `check table ${s.name}`, points: s.targets.length, u: null });
     }
   }

@@ -94,9 +94,13 @@ namespace {
 std::vector<models::metric_table> tables_one_to_five(models::sla_metric m) {
   std::vector<models::metric_table> ts;
   for (double x : one_to_five) {
-    models::metric_table t(2, models::metric_row(models::sla_metric_names().size(), 0.0));
-    t[0][static_cast<std::size_t>(m)] = x;         // everyone
-    t[1][static_cast<std::size_t>(m)] = 10.0 * x;  // class 0
+    // A row: values, lower bounds, upper bounds (all equal: nobody censored), counts.
+    models::metric_table t(2, models::metric_row(models::metric_row_width(), 0.0));
+    const std::size_t n = models::sla_metric_names().size();
+    for (std::size_t k : {std::size_t{0}, n, 2 * n}) {
+      t[0][k + static_cast<std::size_t>(m)] = x;         // everyone
+      t[1][k + static_cast<std::size_t>(m)] = 10.0 * x;  // class 0
+    }
     ts.push_back(t);
   }
   return ts;
@@ -143,14 +147,17 @@ TEST(Confidence, MetricValuesReadTheRightFigures) {
   models::room_result r;
   r.by_class.resize(2);
   auto& w = r.by_class[1];
-  w.arrived = 10;
-  w.refused = 1;
-  w.waiting_at_end = 2;
-  w.abandoned = 3;
+  // 200 users counted (after warm-up): 100 released, 20 refused, 30 gave up, 50 still waiting.
+  w.arrived = 200;
+  w.refused = w.refused_counted = 20;
+  w.waiting_at_end = 50;
+  w.abandoned = 30;
   for (std::int64_t s = 1; s <= 100; ++s) {
     w.wait_s.add(static_cast<double>(s));
     w.wait_ns.add(s * 1'000'000'000);
   }
+  for (int k = 0; k < 30; ++k) w.abandon_s.add(1.0);
+  for (int k = 0; k < 50; ++k) w.censored_s.add(1.0);
   using models::sla_metric;
   auto v = [&](sla_metric m) { return models::metric_value(r, 1, m); };
   const double rel = sim::log_histogram::max_relative_width / 2;
@@ -162,8 +169,8 @@ TEST(Confidence, MetricValuesReadTheRightFigures) {
   EXPECT_NEAR(v(sla_metric::p999_wait_s), 100, 100 * rel);
   EXPECT_DOUBLE_EQ(v(sla_metric::max_wait_s), 100.0);
   EXPECT_DOUBLE_EQ(v(sla_metric::refused_share), 0.1);
-  EXPECT_DOUBLE_EQ(v(sla_metric::waiting_at_end_share), 0.2);
-  EXPECT_DOUBLE_EQ(v(sla_metric::abandoned_share), 0.3);
+  EXPECT_DOUBLE_EQ(v(sla_metric::waiting_at_end_share), 0.25);
+  EXPECT_DOUBLE_EQ(v(sla_metric::abandoned_share), 0.15);
   // Everyone (-1) is `overall`; the first class (0) is its own.
   r.overall.wait_s.add(7.0);
   r.by_class[0].wait_s.add(3.0);

@@ -1,0 +1,218 @@
+// The program as a user runs it, for issue 12's verdict items: censored waits never pass a
+// target, every statistic honours the warm-up, the trace of concurrency runs, --unset.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path temp_dir() {
+  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_verdicts_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Every spawned program gets a time limit (coreutils' timeout exits 124 when it fires).
+outcome run(const std::string& args) {
+  static int n = 0;
+  const fs::path dir = temp_dir();
+  const fs::path out = dir / ("out" + std::to_string(n) + ".txt");
+  const fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
+  const std::string cmd = "timeout -k 5 60 " + std::string(WAITROOM_BINARY) + " " + args + " >" +
+                          out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  EXPECT_NE(WEXITSTATUS(status), 124) << "waitroom " << args << " timed out";
+  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+}
+
+std::string scenario(const std::string& name) {
+  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+// Two slots, sessions of 1 s on average, 2 arrivals a second: many visits go straight in
+// (direct) and many queue.
+const char* concurrency_scenario = R"({"name": "conc", "seed": 3,
+  "classes": [{"name": "vip", "share": 0.3}, {"name": "normal", "share": 0.7}],
+  "arrivals": {"process": "poisson", "rate_per_s": 2},
+  "release": {"mode": "concurrency", "slots": 2,
+              "session_s": {"dist": "exponential", "mean": 1}},
+  "run": {"horizon_s": 60}})";
+
+std::vector<nlohmann::json> lines_of(const fs::path& p) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(slurp(p));
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+}  // namespace
+
+// Issue 12 item 8: a direct (or refused) visit never queued, so it has no serial or token;
+// its line used to carry the next queued user's, and --trace-users 0 returned them.
+TEST(CliVerdicts, DirectVisitsCarryNoOtherUsersSerialOrToken) {
+  const auto s = write_file("conc.json", concurrency_scenario);
+  const auto all = temp_dir() / "all.jsonl", one = temp_dir() / "one.jsonl";
+  ASSERT_EQ(run("run " + s.string() + " --trace " + all.string()).code, 0);
+  ASSERT_EQ(run("run " + s.string() + " --trace " + one.string() + " --trace-users 0").code, 0);
+  std::size_t direct = 0;
+  std::map<std::uint64_t, std::string> token_of;
+  for (const auto& l : lines_of(all)) {
+    if (l["action"] == "direct") {
+      ++direct;
+      EXPECT_TRUE(l["user"].is_null()) << l.dump();
+      EXPECT_TRUE(l["token"].is_null()) << l.dump();
+      continue;
+    }
+    // A queued user's token is the same on every line, and its first line is its entry.
+    const auto u = l["user"].get<std::uint64_t>();
+    if (!token_of.count(u)) {
+      EXPECT_EQ(l["action"], "enter") << l.dump();
+    }
+    auto [it, fresh] = token_of.emplace(u, l["token"].get<std::string>());
+    EXPECT_EQ(it->second, l["token"].get<std::string>()) << l.dump();
+  }
+  EXPECT_GT(direct, 10u);
+  ASSERT_TRUE(token_of.count(0));
+  const auto mine = lines_of(one);
+  ASSERT_EQ(mine.size(), 2u);  // user 0 entered and was released, nothing else
+  EXPECT_EQ(mine[0]["action"], "enter");
+  EXPECT_EQ(mine[1]["action"], "release");
+  for (const auto& l : mine) {
+    EXPECT_EQ(l["user"], 0);
+    EXPECT_EQ(l["token"], token_of[0]);
+  }
+}
+
+// Issue 12 item 9: --unset removes a key (in order with --set), --set P=null is refused
+// naming --unset, and warmup_s: 0 means no warm-up.
+TEST(CliVerdicts, UnsetRemovesAKeyAndNullIsRefused) {
+  const std::string s = scenario("clinic.json");
+  auto v = run("validate " + s + " --set /run/horizon_s=100 --unset /run/horizon_s");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_FALSE(nlohmann::json::parse(v.out)["run"].contains("horizon_s"));
+  // In order: the --set after the --unset wins.
+  v = run("validate " + s + " --unset /release/batch --set /release/batch=3");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_EQ(nlohmann::json::parse(v.out)["release"]["batch"], 3);
+  // An array element: the clinic without its second class (shares then do not add up).
+  v = run("validate " + s + " --unset /classes/1 --set /classes/0/share=1 --unset /sla");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_EQ(nlohmann::json::parse(v.out)["classes"].size(), 1u);
+  auto n = run("validate " + s + " --set /run/horizon_s=null");
+  EXPECT_EQ(n.code, 2);
+  EXPECT_NE(n.err.find("--unset /run/horizon_s"), std::string::npos) << n.err;
+  auto missing = run("run " + s + " --unset /run/horizonn_s");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--unset /run/horizonn_s"), std::string::npos) << missing.err;
+  // Every command that takes --set takes --unset.
+  for (const char* cmd : {"run", "check", "compare", "sweep", "plan", "estimate", "validate"}) {
+    auto h = run(std::string(cmd) + " --help");
+    EXPECT_NE(h.out.find("--unset"), std::string::npos) << cmd;
+  }
+  auto zero = run("run " + s + " --set /run/warmup_s=0 --format json");
+  ASSERT_EQ(zero.code, 0) << zero.err;
+  auto plain = run("run " + s + " --format json");
+  auto a = nlohmann::json::parse(zero.out), b = nlohmann::json::parse(plain.out);
+  EXPECT_EQ(a["classes"], b["classes"]);
+  EXPECT_FALSE(a.contains("warmup"));
+  EXPECT_FALSE(a["scenario"]["run"].contains("warmup_s"));
+}
+
+// Issue 12 item 1, the reproduction: with one user a tick and a 100 s horizon, 3,002 of 3,133
+// normal users are still waiting, and check used to print "ok normal mean_wait_s <= 120".
+TEST(CliVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
+  const std::string args =
+      "check " + scenario("clinic.json") + " --set /release/batch=1 --set /run/horizon_s=100";
+  auto t = run(args);
+  EXPECT_EQ(t.code, 1) << t.out << t.err;
+  EXPECT_EQ(t.out.find("ok "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("UNDECIDED normal mean_wait_s <= 120"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("still waiting at the end"), std::string::npos) << t.out;
+  auto j = run(args + " --format json");
+  EXPECT_EQ(j.code, 1);
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_FALSE(doc["pass"].get<bool>());
+  for (const auto& target : doc["scenarios"][0]["targets"]) {
+    EXPECT_FALSE(target["pass"].get<bool>()) << target.dump();
+    EXPECT_NE(target["verdict"], "pass");
+    EXPECT_GT(target["censored_users"].get<double>(), 0);
+    EXPECT_TRUE(target["reason"].is_string());
+  }
+  // JUnit says why too.
+  const auto xml = temp_dir() / "censored.xml";
+  EXPECT_EQ(run(args + " --junit " + xml.string()).code, 1);
+  EXPECT_NE(slurp(xml).find("undecided: "), std::string::npos);
+  // The shipped clinic drains: every target is decided and holds.
+  auto ok = run("check " + scenario("clinic.json") + " --format json");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  for (const auto& target : nlohmann::json::parse(ok.out)["scenarios"][0]["targets"])
+    EXPECT_EQ(target["verdict"], "pass");
+}
+
+// A class nobody of which is released (strict priority, VIPs saturate the tick) has no wait:
+// check says "no data" and exits 1, run shows "-" and warns, never "0 [0, 0]".
+TEST(CliVerdicts, AClassWithNoReleasedUserIsNeverMeasuredAsZero) {
+  const auto s = write_file("starve.json", R"({"name": "starve", "seed": 5,
+    "classes": [{"name": "vip", "share": 0.5, "level": 0}, {"name": "normal", "share": 0.5, "level": 1}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 20}]},
+    "queue": {"policy": "level"},
+    "release": {"mode": "tick", "interval_ms": 1000, "batch": 1},
+    "run": {"horizon_s": 60},
+    "sla": {"replications": 3, "targets": [{"class": "normal", "metric": "mean_wait_s", "max": 1000},
+                                          {"class": "vip", "metric": "p50_wait_s", "max": 1000}]}})");
+  auto c = run("check " + s.string());
+  EXPECT_EQ(c.code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("UNDECIDED normal mean_wait_s <= 1000"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("no data"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("no released user"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("measured 0 [0, 0]"), std::string::npos) << c.out;
+  auto r = run("run " + s.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: class normal: no released user"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("still waiting at the end"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("still waiting at the end (censored)"), std::string::npos) << r.out;
+  auto j = run("run " + s.string() + " --format json");
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto& normal = doc["classes"][1];
+  EXPECT_EQ(normal["wait_s"]["count"], 0);
+  EXPECT_TRUE(normal["wait_s"]["mean"].is_null());
+  EXPECT_GT(normal["censored"]["count"].get<int>(), 500);
+  EXPECT_GT(normal["wait_bounds_s"]["lower"]["mean"].get<double>(), 0);
+  EXPECT_TRUE(normal["wait_bounds_s"]["upper"]["mean"].is_null());
+  // plan marks the undecided cell with '?', and never calls the point feasible.
+  auto p = run("plan " + s.string() + " --knob /release/batch --range 1:2:1");
+  EXPECT_NE(p.out.find(" ?"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("holds"), std::string::npos) << p.out;
+  // CSV: an empty cell, not 0.
+  auto csv = run("run " + s.string() + " --format csv");
+  EXPECT_NE(csv.out.find("normal,"), std::string::npos);
+}
