@@ -111,6 +111,8 @@ struct controller_spec {
 struct release_spec {
   release_mode mode = release_mode::tick;
   sim::sim_time interval = sim::sim_time::from_ms(200);
+  std::optional<double>
+      first_tick_s;  // tick: the first tick (default: one interval); a drop's start
   std::uint32_t batch = 1;
   std::uint32_t slots = 1;
   sim::distribution session = sim::distribution::exponential(1.0);  // seconds

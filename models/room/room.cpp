@@ -75,7 +75,9 @@ room_result room::run() {
   }
   next_arrival();
   if (sc_.release.mode == release_mode::tick || (counter_ && !max_size_inlet_))
-    sim_.schedule(sc_.release.interval, p_release, k_tick);
+    sim_.schedule(sc_.release.first_tick_s ? sim_time::from_seconds(*sc_.release.first_tick_s)
+                                           : sc_.release.interval,
+                  p_release, k_tick);
   const auto& schedule = sc_.release.selection.schedule;
   for (std::uint32_t i = 0; i < schedule.size(); ++i)
     sim_.schedule(sim_time::from_seconds(schedule[i].at_s), p_control, k_weights, i);

@@ -450,8 +450,8 @@ serving_counter_spec read_serving_counter(const object_reader& r) {
 
 release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
                           const std::vector<list_spec>& lists) {
-  std::vector<std::string> keys{"mode",      "interval_ms", "batch",     "slots",
-                                "session_s", "selection",   "controller"};
+  std::vector<std::string> keys{"mode",      "interval_ms", "batch",      "slots",
+                                "session_s", "selection",   "controller", "first_tick_s"};
   keys.insert(keys.end(), active_users_keys.begin(), active_users_keys.end());
   keys.insert(keys.end(), serving_counter_keys.begin(), serving_counter_keys.end());
   auto r = *top.object("release", keys, true);
@@ -462,6 +462,7 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
     r.only_when(k, "in release mode", mode, "mode", "serving_counter");
   r.only_when("interval_ms", "in release mode", mode, "mode", "tick");
   r.only_when("batch", "in release mode", mode, "mode", "tick");
+  r.only_when("first_tick_s", "in release mode", mode, "mode", "tick");
   r.only_when("slots", "in release mode", mode, "mode", "concurrency");
   r.only_when("session_s", "in release mode", mode, "mode", "concurrency");
   for (const auto& k : active_users_keys)
@@ -497,6 +498,8 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
     if (rel.interval.ns() <= 0)
       r.fail("interval_ms", "an interval of at least 1 ns", r.raw("interval_ms").dump());
     rel.batch = static_cast<std::uint32_t>(r.integer("batch", std::nullopt, 1, max_users));
+    if (r.has("first_tick_s"))
+      rel.first_tick_s = r.number("first_tick_s", std::nullopt, {0.0, max_seconds});
   } else {
     rel.mode = release_mode::concurrency;
     rel.slots = static_cast<std::uint32_t>(r.integer("slots", std::nullopt, 1, 10'000'000));
@@ -1047,6 +1050,7 @@ json to_json(const scenario& s) {
   if (s.release.mode == release_mode::tick) {
     r["interval_ms"] = static_cast<double>(s.release.interval.ns()) / 1e6;
     r["batch"] = s.release.batch;
+    if (s.release.first_tick_s) r["first_tick_s"] = *s.release.first_tick_s;
   } else if (s.release.mode == release_mode::concurrency) {
     r["slots"] = s.release.slots;
     r["session_s"] = to_json(s.release.session);
