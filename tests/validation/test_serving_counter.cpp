@@ -165,3 +165,18 @@ TEST(ServingCounter, NeedsWhatItReads) {
       "release": {"mode": "serving_counter", "inlet": "max_size", "increment": 1}})",
         "/release/increment");
 }
+
+TEST(TickRelease, TheFirstTickCanWaitForTheDrop) {
+  // first_tick_s 600: users at 0 and 10 s wait for the tick at 600 s, then one a minute.
+  trace_file t("0,all\n10,all\n");
+  auto s = scenario_from(R"({"name": "drop", "classes": [{"name": "all"}],
+    "arrivals": {"process": "trace", "trace_file": ")" +
+                             t.path.string() + R"("},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "tick", "interval_ms": 60000, "batch": 1, "first_tick_s": 600}})",
+                         "/");
+  auto r = models::run_scenario(s, 1);
+  ASSERT_EQ(r.overall.released, 2u);
+  EXPECT_NEAR(r.overall.wait_s.min(), 600.0, 1e-9);
+  EXPECT_NEAR(r.overall.wait_s.max(), 650.0, 1e-9);
+}
