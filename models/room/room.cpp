@@ -453,8 +453,10 @@ void room::on_sample() {
     s.expected_rank_by_class = queues_.expected_ranks(sc_.release.selection.class_weights);
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
-  // In concurrency mode there are no ticks: the ETA estimators' rounds are the samples.
-  if (page_ && sc_.release.mode != release_mode::tick) page_->round(sim_.now().ns());
+  // Without ticks (concurrency, active users, the max-size inlet) the ETA estimators' rounds
+  // are the samples.
+  const bool ticks = sc_.release.mode == release_mode::tick || (counter_ && !max_size_inlet_);
+  if (page_ && !ticks) page_->round(sim_.now().ns());
   if (backend_) backend_->record_controller(sim_.now().seconds());
   if (orders_) orders_->sample(sim_.now().seconds());
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
