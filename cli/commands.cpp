@@ -60,6 +60,7 @@ usage:
   waitroom estimate SCENARIO [--replications R] [--seed N] [--threads T]
                [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
+  waitroom import cloudflare ROOM.json --arrivals FILE [--event FILE] [--out FILE]
   waitroom COMMAND --help     every option of one command
   waitroom --help | --version
 
@@ -86,6 +87,7 @@ commands:
   report     render a saved JSON result of run, compare, sweep/merge, plan or
              check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
+  import     a Cloudflare waiting room's JSON as a scenario (docs/products.md)
 
 options:
   --seed N         random seed (overrides the scenario's "seed")

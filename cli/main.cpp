@@ -8,6 +8,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "import_command.hpp"
 #include "redis_commands.hpp"
 #include "report_command.hpp"
 #include "sim/input_error.hpp"
@@ -37,9 +38,10 @@ int main(int argc, char** argv) {
     if (cmd == "merge") return merge_command(args);
     if (cmd == "report") return report_command(args);
     if (cmd == "load") return load_command(args);
+    if (cmd == "import") return import_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, sweep, merge, plan, "
-               "report, estimate, validate; see "
+               "report, estimate, validate, import; see "
                "waitroom --help)\n",
                cmd);
     return exit_bad_input;

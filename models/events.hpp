@@ -26,6 +26,8 @@ enum event_kind : std::uint32_t {
   k_reach,        // arg: a released user who reaches the backend
   k_reclaim,      // arg: a user whose unused release is taken back
   k_ps_done,      // arg: a generation; processor sharing's next completion
+  k_active_end,   // active-user admission: a session ends (expires or is revoked)
+  k_admit_check,  // active-user admission: the rate window or the hold may admit more
 };
 
 // The kind's name, for messages (the engine's livelock error names the kind it saw).
@@ -71,6 +73,10 @@ inline const char* to_string(event_kind k) {
       return "reclaim";
     case k_ps_done:
       return "ps_done";
+    case k_active_end:
+      return "active_end";
+    case k_admit_check:
+      return "admit_check";
   }
   return "unknown";
 }

@@ -3,7 +3,7 @@
 # share/bash-completion/completions; or `source cli/completion/waitroom.bash`.
 _waitroom() {
   local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}"
-  local commands="run check compare sweep merge plan report estimate validate"
+  local commands="run check compare sweep merge plan report estimate validate import"
   if [ "$COMP_CWORD" -eq 1 ]; then
     mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
     return

@@ -249,6 +249,10 @@ estimate_or_reason renewal_estimate(const scenario& s) {
 }  // namespace
 
 estimate_or_reason analytic_for(const scenario& s) {
+  if (s.release.mode == release_mode::active_users ||
+      s.release.mode == release_mode::serving_counter)
+    return {std::nullopt, std::string(to_string(s.release.mode)) +
+                              " release: no closed form here (docs/products.md)"};
   if (s.arrivals.kind == arrival_kind::renewal && s.arrivals.backlog_users == 0)
     return renewal_estimate(s);
   if (s.arrivals.kind != arrival_kind::poisson || s.arrivals.backlog_users > 0)

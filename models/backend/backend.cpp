@@ -119,11 +119,12 @@ void backend::done(std::uint32_t job) {
   ++result_.completed;
   result_.rt_s.add(static_cast<double>(rt) * 1e-9);
   result_.rt_ns.add(rt);
-  if (spec_.timeout_s && rt > sim::sim_time::from_seconds(*spec_.timeout_s).ns()) {
+  const bool timed_out = spec_.timeout_s && rt > sim::sim_time::from_seconds(*spec_.timeout_s).ns();
+  if (timed_out) {
     ++result_.timeouts;
     ++window_timeouts_;
   }
-  controller_.observe(now, rt_ms);
+  controller_.observe(now, rt_ms, timed_out);
 }
 
 void backend::advance(std::int64_t now) {

@@ -42,6 +42,7 @@ class backend {
   }
   // Releases taken back since the last call.
   std::uint64_t take_reclaimed() { return std::exchange(reclaim_credit_, 0); }
+  std::uint64_t completed() const { return result_.completed; }  // responses so far
 
   void on_service_end(std::uint32_t job);
   void on_capacity(std::uint32_t index);

@@ -2,8 +2,10 @@
 // Ordering policies: how a user's queue score is computed from entry time and class, with
 // the timestamp precision and random suffix modelled, as in the articles. Lower score is
 // released first; equal scores fall back to the token bytes (Redis's tie-break).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,8 @@
 namespace waitroom::models {
 
 enum class ordering { fifo, offset, level };
-enum class time_unit { s, ms, us };
+// min: Cloudflare's FIFO cookie holds the minute a user entered (docs/products.md).
+enum class time_unit { s, ms, us, min };
 
 inline constexpr double level_multiplier = 1e13;  // seed 000 §2.2: level x 10^13 + time
 
@@ -23,6 +26,9 @@ struct score_policy {
   double noise = 0.0;                // random suffix in [0, noise) time units
   std::vector<double> offset_units;  // per class, already in time units
   std::vector<double> level;         // per class
+  // Entry times before this count as this (a shuffled prequeue: its users tie and fall back
+  // to the token bytes, a random order). The minimum leaves every score unchanged.
+  std::int64_t floor_ns = std::numeric_limits<std::int64_t>::min();
 
   static double unit_ns(time_unit u) {
     switch (u) {
@@ -32,6 +38,8 @@ struct score_policy {
         return 1e6;
       case time_unit::us:
         return 1e3;
+      case time_unit::min:
+        return 60e9;
     }
     return 1e6;
   }
@@ -39,7 +47,7 @@ struct score_policy {
   // Truncated timestamp, as `System.currentTimeMillis()/1000` would give.
   double timestamp(sim::sim_time t) const {
     auto per = static_cast<std::int64_t>(unit_ns(unit));
-    return static_cast<double>(t.ns() / per);
+    return static_cast<double>(std::max(t.ns(), floor_ns) / per);
   }
 
   // `u` in [0, 1) is the user's own uniform draw for the random suffix; it is derived from

@@ -12,8 +12,12 @@ std::uint64_t rate_controller::tick_batch() {
   // The RT of this round's completions (or the last one seen), for every kind's trace.
   if (round_rt_n_ > 0 && c.kind != controller_kind::window)
     last_rt_ms_ = round_rt_sum_ / static_cast<double>(round_rt_n_);
+  if (round_rt_n_ > 0)
+    last_error_rate_ = static_cast<double>(round_errors_) / static_cast<double>(round_rt_n_);
+  last_round_n_ = round_rt_n_;
   round_rt_sum_ = 0;
   round_rt_n_ = 0;
+  round_errors_ = 0;
   if (c.kind == controller_kind::fixed) return base_;
   if (c.kind == controller_kind::tiered) {
     // The round's RT picks a tier; the rate moves towards base x factor by at most

@@ -1,6 +1,8 @@
 #pragma once
 // How users leave the waiting room for the backend.
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/distribution.hpp"
@@ -9,8 +11,49 @@
 namespace waitroom::models {
 
 enum class release_mode {
-  tick,         // every interval, atomically take the first `batch` (ZRANGE + ZREM in Lua)
-  concurrency,  // at most `slots` users in the backend; a finished session admits the next
+  tick,             // every interval, atomically take the first `batch` (ZRANGE + ZREM in Lua)
+  concurrency,      // at most `slots` users in the backend; a finished session admits the next
+  active_users,     // Cloudflare-style: total active users and new users per minute (products.md)
+  serving_counter,  // AWS-style: queue numbers and a serving counter moved by an inlet
+};
+
+// AWS Virtual Waiting Room's inlet strategies (docs/products.md).
+enum class inlet_kind { periodic, max_size };
+
+struct serving_counter_spec {
+  inlet_kind inlet = inlet_kind::periodic;
+  // periodic: every inlet_interval_s (first at t = interval), the counter moves up by
+  // `increment` while start_s <= t < end_s and the alarm is OK.
+  std::uint32_t increment = 1;
+  double start_s = 0;
+  std::optional<double> end_s;
+  std::optional<double> alarm_rt_ms;       // in ALARM while the last interval's mean RT is >= it
+  std::optional<double> alarm_error_rate;  // ... or its share of timed-out responses is >= it
+  // max_size: the counter starts at max_size and moves up by one per exit (a backend
+  // response, or a release taken back), so at most max_size are on the site.
+  std::uint32_t max_size = 1;
+};
+
+// Active-user admission (Cloudflare Waiting Room's knobs; docs/products.md has the sources).
+enum class queueing_method { fifo, random, passthrough, reject };
+// How new_users_per_minute counts: per clock minute from t = 0, or in any trailing 60 s.
+enum class rate_window { fixed, sliding };
+
+struct active_users_spec {
+  std::uint32_t total_active_users = 1;
+  std::uint32_t new_users_per_minute = 1;
+  rate_window window = rate_window::fixed;
+  double session_duration_s = 300;  // the key is session_duration_min
+  bool disable_session_renewal = false;
+  bool revoke_on_exit = false;  // the origin revokes the session on the visit's last request
+  queueing_method method = queueing_method::fifo;
+  double queue_all_until_s = 0;         // queue_all on from the start until then
+  std::optional<double> event_start_s;  // arrivals before it wait in the prequeue
+  bool shuffle_at_event_start = false;  // the prequeue in random order at event start
+  sim::distribution requests = sim::distribution::constant(1);  // per visit, rounded, >= 1
+  sim::distribution think_s = sim::distribution::constant(0);   // between a visit's requests
+  // No one is admitted before this time (queue_all or the prequeue).
+  double hold_until_s() const { return std::max(queue_all_until_s, event_start_s.value_or(0.0)); }
 };
 
 // Which list the next released user comes from when a scenario has several lists.
@@ -68,14 +111,19 @@ struct controller_spec {
 struct release_spec {
   release_mode mode = release_mode::tick;
   sim::sim_time interval = sim::sim_time::from_ms(200);
+  std::optional<double>
+      first_tick_s;  // tick: the first tick (default: one interval); a drop's start
   std::uint32_t batch = 1;
   std::uint32_t slots = 1;
   sim::distribution session = sim::distribution::exponential(1.0);  // seconds
   selection_spec selection;
-  controller_spec controller;  // tick mode; fixed: `batch` every tick
+  controller_spec controller;    // tick mode; fixed: `batch` every tick
+  active_users_spec active;      // active_users mode
+  serving_counter_spec counter;  // serving_counter mode (its interval is `interval`)
 };
 
 const char* to_string(release_mode m);
 const char* to_string(selection_kind k);
+const char* to_string(queueing_method m);
 
 }  // namespace waitroom::models

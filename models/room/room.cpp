@@ -48,6 +48,12 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
   if (s.admission) orders_.emplace(*s.admission, sim_, seed, replication);
   if (s.backend) backend_.emplace(*s.backend, sim_, controller_, trace_, seed, replication);
   if (s.polling) page_.emplace(s, sim_, users_, queues_, seed, replication);
+  if (s.release.mode == release_mode::active_users)
+    gate_.emplace(s.release.active, sim_, seed, replication);
+  if (s.release.mode == release_mode::serving_counter) {
+    max_size_inlet_ = s.release.counter.inlet == inlet_kind::max_size;
+    counter_.emplace(max_size_inlet_ ? s.release.counter.max_size : 0);
+  }
   for (const auto& l : s.lists) result_.list_names.push_back(l.name);
   result_.by_list.resize(s.lists.size());
   result_.seed = seed;
@@ -68,8 +74,10 @@ room_result room::run() {
     sim_.schedule(sim_time{}, p_arrival, k_backlog);
   }
   next_arrival();
-  if (sc_.release.mode == release_mode::tick)
-    sim_.schedule(sc_.release.interval, p_release, k_tick);
+  if (sc_.release.mode == release_mode::tick || (counter_ && !max_size_inlet_))
+    sim_.schedule(sc_.release.first_tick_s ? sim_time::from_seconds(*sc_.release.first_tick_s)
+                                           : sc_.release.interval,
+                  p_release, k_tick);
   const auto& schedule = sc_.release.selection.schedule;
   for (std::uint32_t i = 0; i < schedule.size(); ++i)
     sim_.schedule(sim_time::from_seconds(schedule[i].at_s), p_control, k_weights, i);
@@ -81,6 +89,7 @@ room_result room::run() {
   if (sc_.release.controller.kind == controller_kind::window)
     sim_.schedule(sim_time::from_seconds(sc_.release.controller.every_s), p_control, k_control);
   if (page_) page_->start();
+  if (gate_) gate_->start();
 
   sim::stop_conditions stop;
   if (sc_.run.horizon_s) stop.horizon = sim_time::from_seconds(*sc_.run.horizon_s);
@@ -178,9 +187,12 @@ void room::handle(const sim::event& e) {
     case k_abandon:
       on_abandon(e.arg);
       break;
-    case k_service_end:
+    case k_service_end: {
+      const std::uint64_t before = backend_->completed();
       backend_->on_service_end(e.arg);
+      if (max_size_inlet_) exits_since(before);
       break;
+    }
     case k_capacity:
       backend_->on_capacity(e.arg);
       break;
@@ -203,12 +215,24 @@ void room::handle(const sim::event& e) {
       backend_->reached(e.arg);
       reach_backend();
       break;
-    case k_ps_done:
+    case k_ps_done: {
+      const std::uint64_t before = backend_->completed();
       backend_->on_ps_done(e.arg);
+      if (max_size_inlet_) exits_since(before);
       break;
+    }
     case k_reclaim:
       backend_->reclaim(e.arg);
       if (orders_) orders_->give_back();  // the stock slot comes back too (never ordered)
+      if (max_size_inlet_) serve(counter_->advance(backend_->take_reclaimed()));
+      break;
+    case k_active_end:
+      gate_->session_ended();
+      admit_waiting();
+      break;
+    case k_admit_check:
+      gate_->checked();
+      admit_waiting();
       break;
   }
 }
@@ -248,6 +272,18 @@ void room::enter(const returns::visit& v) {
     trace_.unqueued_line(c, "refused");
     return;
   }
+  // Active-user admission: a user let in at once still passes through the queue (entered and
+  // released at the same instant), so it reaches the backend like everyone else.
+  bool let_in = false;
+  if (gate_) {
+    const auto verdict = gate_->arrive(queues_.total() == 0, now);
+    if (verdict == active_gate::verdict::refuse) {  // queueing_method reject
+      ++st.refused;
+      trace_.line(users_.next(), c, "refused", -1);
+      return;
+    }
+    let_in = verdict == active_gate::verdict::admit;
+  }
   if (free_slots_ > 0) {  // concurrency mode with a free slot (so nobody waits): straight in
     --free_slots_;
     if (warmup_.record(now, 0)) {
@@ -278,6 +314,11 @@ void room::enter(const returns::visit& v) {
   }
   aging_.arrived(user, l);
   returns_.entered(user, v);
+  if (counter_) serve(counter_->entered(user));  // the counter had passed its number
+  if (let_in) {
+    release(1);
+    gate_->admitted(now);
+  }
 }
 
 void room::leave_on_release(std::uint32_t user, std::uint32_t list) {
@@ -357,14 +398,19 @@ void room::on_abandon(std::uint32_t user) {
       sc_.classes[c].pay_later_probability)
     ++st.paid_later;
   returns_.gave_up(user, c, waited);
+  if (counter_) counter_->gave_up(user);
   users_.retire(user);
 }
 
 void room::on_tick() {
   const std::int64_t now = sim_.now().ns();
   // Releases taken back from no-shows go to this tick, on top of the controller's batch.
-  const std::uint64_t batch =
-      controller_.tick_batch() + (backend_ ? backend_->take_reclaimed() : 0);
+  const std::uint64_t reclaimed = backend_ ? backend_->take_reclaimed() : 0;
+  std::uint64_t batch = controller_.tick_batch() + reclaimed;
+  // The periodic inlet moves the counter; it serves the waiting users it passes.
+  if (counter_)
+    batch =
+        counter_->advance(periodic_increment(sc_.release.counter, now, controller_) + reclaimed);
   if (queues_.total() > 0) {
     account_queue_change();
     peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
@@ -389,6 +435,32 @@ void room::on_session_end() {
   schedule_session_end();
 }
 
+void room::admit_waiting() {
+  const std::int64_t now = sim_.now().ns();
+  if (queues_.total() == 0) return;
+  const std::uint64_t n = gate_->room(now, true);
+  if (n == 0) return;
+  account_queue_change();
+  if (page_) page_->release_ran(now);
+  const std::uint64_t let_in = release(n);
+  for (std::uint64_t i = 0; i < let_in; ++i) gate_->admitted(now);
+  queues_.round_end(now);
+  if (queues_.total() > 0) gate_->room(now, true);  // schedules the window's next turn
+}
+
+void room::serve(std::uint64_t n) {
+  if (n == 0) return;
+  const std::int64_t now = sim_.now().ns();
+  account_queue_change();
+  if (page_) page_->release_ran(now);
+  release(n);
+  queues_.round_end(now);
+}
+
+void room::exits_since(std::uint64_t before) {
+  serve(counter_->advance(backend_->completed() - before));
+}
+
 void room::on_sample() {
   queue_sample s{
       sim_.now().seconds(), queues_.total(), waiting_by_class_, released_since_sample_, {}};
@@ -397,8 +469,10 @@ void room::on_sample() {
     s.expected_rank_by_class = queues_.expected_ranks(sc_.release.selection.class_weights);
   released_since_sample_ = 0;
   result_.samples.push_back(std::move(s));
-  // In concurrency mode there are no ticks: the ETA estimators' rounds are the samples.
-  if (page_ && sc_.release.mode == release_mode::concurrency) page_->round(sim_.now().ns());
+  // Without ticks (concurrency, active users, the max-size inlet) the ETA estimators' rounds
+  // are the samples.
+  const bool ticks = sc_.release.mode == release_mode::tick || (counter_ && !max_size_inlet_);
+  if (page_ && !ticks) page_->round(sim_.now().ns());
   if (backend_) backend_->record_controller(sim_.now().seconds());
   if (orders_) orders_->sample(sim_.now().seconds());
   peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());

@@ -15,9 +15,11 @@
 #include "models/polling/waiting_page.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/queues.hpp"
+#include "models/release/active_users.hpp"
 #include "models/release/controller.hpp"
 #include "models/release/selection.hpp"
 #include "models/release/selector.hpp"
+#include "models/release/serving_counter.hpp"
 #include "models/room/result.hpp"
 #include "models/room/warmup.hpp"
 #include "models/scenario/scenario.hpp"
@@ -57,6 +59,12 @@ class room {
   void on_tick();
   void on_session_end();
   void on_sample();
+  // Active-user admission: lets in as many waiting users as the gate allows now.
+  void admit_waiting();
+  // Serving-counter mode: releases the n waiting users the counter now serves.
+  void serve(std::uint64_t n);
+  // max-size inlet: the counter moves up by the backend's responses since `before`.
+  void exits_since(std::uint64_t before);
   void on_abandon(std::uint32_t user);
   // Releases up to n users by the selection policy; returns how many left the queue.
   std::uint64_t release(std::uint64_t n);
@@ -92,6 +100,9 @@ class room {
   std::optional<orders> orders_;
   std::optional<backend> backend_;
   std::optional<waiting_page> page_;
+  std::optional<active_gate> gate_;         // active_users mode
+  std::optional<serving_counter> counter_;  // serving_counter mode
+  bool max_size_inlet_ = false;
   warmup warmup_;
 
   room_result result_;

@@ -330,8 +330,11 @@ score_policy read_policy(const object_reader& top, const std::vector<user_class>
   if (r) {
     std::string o = r->choice("policy", "offset", {"fifo", "offset", "level"});
     p.order = o == "fifo" ? ordering::fifo : o == "level" ? ordering::level : ordering::offset;
-    std::string u = r->choice("time_unit", "ms", {"s", "ms", "us"});
-    p.unit = u == "s" ? time_unit::s : u == "us" ? time_unit::us : time_unit::ms;
+    std::string u = r->choice("time_unit", "ms", {"s", "ms", "us", "min"});
+    p.unit = u == "s"     ? time_unit::s
+             : u == "us"  ? time_unit::us
+             : u == "min" ? time_unit::min
+                          : time_unit::ms;
     p.noise = r->number("score_noise", 0.0, {0.0, 1e12});
   }
   double ms_per_unit = score_policy::unit_ns(p.unit) / 1e6;
@@ -368,33 +371,146 @@ selection_spec read_selection(const object_reader& rel, const std::vector<user_c
 
 controller_spec read_controller(const object_reader& rel);
 
+// Cloudflare Waiting Room's knobs, under their API names (docs/products.md).
+const std::vector<std::string> active_users_keys{"total_active_users",
+                                                 "new_users_per_minute",
+                                                 "new_users_window",
+                                                 "session_duration_min",
+                                                 "disable_session_renewal",
+                                                 "revoke_on_exit",
+                                                 "queueing_method",
+                                                 "queue_all_until_s",
+                                                 "event_start_s",
+                                                 "shuffle_at_event_start",
+                                                 "visit"};
+
+active_users_spec read_active_users(const object_reader& r) {
+  active_users_spec a;
+  a.total_active_users =
+      static_cast<std::uint32_t>(r.integer("total_active_users", std::nullopt, 1, max_users));
+  a.new_users_per_minute =
+      static_cast<std::uint32_t>(r.integer("new_users_per_minute", std::nullopt, 1, max_users));
+  a.window = r.choice("new_users_window", "fixed", {"fixed", "sliding"}) == "fixed"
+                 ? rate_window::fixed
+                 : rate_window::sliding;
+  a.session_duration_s =
+      60.0 * r.number("session_duration_min", 5.0, {0.0, max_seconds / 60, true});
+  a.disable_session_renewal = r.boolean("disable_session_renewal", false);
+  a.revoke_on_exit = r.boolean("revoke_on_exit", false);
+  const std::string m =
+      r.choice("queueing_method", "fifo", {"fifo", "random", "passthrough", "reject"});
+  a.method = m == "fifo"          ? queueing_method::fifo
+             : m == "random"      ? queueing_method::random
+             : m == "passthrough" ? queueing_method::passthrough
+                                  : queueing_method::reject;
+  a.queue_all_until_s = r.number("queue_all_until_s", 0.0, {0.0, max_seconds});
+  if (r.has("event_start_s"))
+    a.event_start_s = r.number("event_start_s", std::nullopt, {0.0, max_seconds});
+  a.shuffle_at_event_start = r.boolean("shuffle_at_event_start", false);
+  if (a.shuffle_at_event_start && !a.event_start_s)
+    r.fail("shuffle_at_event_start", "an event_start_s (the prequeue is shuffled at the start)",
+           "none");
+  if (auto v = r.object("visit", {"requests", "think_s"}, false)) {
+    if (v->has("requests")) a.requests = read_distribution(*v, "requests");
+    if (v->has("think_s")) a.think_s = read_distribution(*v, "think_s");
+  }
+  if (m == "random" && r.has("selection"))
+    r.fail("selection",
+           "no selection with queueing_method random (it draws among everyone waiting)",
+           "a selection");
+  return a;
+}
+
+// AWS Virtual Waiting Room's inlet strategies (docs/products.md).
+const std::vector<std::string> serving_counter_keys{
+    "inlet", "increment",   "inlet_interval_s", "start_s",
+    "end_s", "alarm_rt_ms", "alarm_error_rate", "max_size"};
+
+serving_counter_spec read_serving_counter(const object_reader& r) {
+  serving_counter_spec c;
+  const std::string inlet = r.choice("inlet", std::nullopt, {"periodic", "max_size"});
+  for (const char* k :
+       {"increment", "inlet_interval_s", "start_s", "end_s", "alarm_rt_ms", "alarm_error_rate"})
+    r.only_when(k, "for inlet", inlet, "inlet", "periodic");
+  r.only_when("max_size", "for inlet", inlet, "inlet", "max_size");
+  if (inlet == "periodic") {
+    c.inlet = inlet_kind::periodic;
+    c.increment = static_cast<std::uint32_t>(r.integer("increment", std::nullopt, 0, max_users));
+    c.start_s = r.number("start_s", 0.0, {0.0, max_seconds});
+    if (r.has("end_s")) c.end_s = r.number("end_s", std::nullopt, {c.start_s, max_seconds});
+    if (r.has("alarm_rt_ms")) c.alarm_rt_ms = r.number("alarm_rt_ms", std::nullopt, {0.0, 1e12});
+    if (r.has("alarm_error_rate"))
+      c.alarm_error_rate = r.number("alarm_error_rate", std::nullopt, {0.0, 1.0});
+  } else {
+    c.inlet = inlet_kind::max_size;
+    c.max_size = static_cast<std::uint32_t>(r.integer("max_size", std::nullopt, 1, max_users));
+  }
+  return c;
+}
+
 release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
                           const std::vector<list_spec>& lists) {
-  auto r = *top.object(
-      "release", {"mode", "interval_ms", "batch", "slots", "session_s", "selection", "controller"},
-      true);
+  std::vector<std::string> keys{"mode",      "interval_ms", "batch",      "slots",
+                                "session_s", "selection",   "controller", "first_tick_s"};
+  keys.insert(keys.end(), active_users_keys.begin(), active_users_keys.end());
+  keys.insert(keys.end(), serving_counter_keys.begin(), serving_counter_keys.end());
+  auto r = *top.object("release", keys, true);
   release_spec rel;
-  std::string mode = r.choice("mode", std::nullopt, {"tick", "concurrency"});
+  std::string mode =
+      r.choice("mode", std::nullopt, {"tick", "concurrency", "active_users", "serving_counter"});
+  for (const auto& k : serving_counter_keys)
+    r.only_when(k, "in release mode", mode, "mode", "serving_counter");
   r.only_when("interval_ms", "in release mode", mode, "mode", "tick");
   r.only_when("batch", "in release mode", mode, "mode", "tick");
+  r.only_when("first_tick_s", "in release mode", mode, "mode", "tick");
   r.only_when("slots", "in release mode", mode, "mode", "concurrency");
   r.only_when("session_s", "in release mode", mode, "mode", "concurrency");
-  if (mode == "tick") {
+  for (const auto& k : active_users_keys)
+    r.only_when(k, "in release mode", mode, "mode", "active_users");
+  if (mode == "active_users") {
+    rel.mode = release_mode::active_users;
+    rel.active = read_active_users(r);
+    if (rel.active.method == queueing_method::random) {  // a uniform draw: a one-weight lottery
+      rel.selection.kind = selection_kind::lottery;
+      rel.selection.class_weights.assign(classes.size(), 1.0);
+    } else {
+      rel.selection = read_selection(r, classes, lists, false);
+    }
+  } else if (mode == "serving_counter") {
+    rel.mode = release_mode::serving_counter;
+    rel.counter = read_serving_counter(r);
+    rel.interval =
+        sim::sim_time::from_seconds(r.number("inlet_interval_s", 60.0, {0.0, max_seconds, true}));
+    if (rel.interval.ns() <= 0)
+      r.fail("inlet_interval_s", "an interval of at least 1 ns", r.raw("inlet_interval_s").dump());
+    rel.batch = std::max<std::uint32_t>(rel.counter.increment, 1);
+    // One queue in number order: the counter serves numbers, not lists or classes.
+    if (lists.size() > 1)
+      r.fail("mode", "one list (the serving counter serves queue numbers in order)",
+             std::to_string(lists.size()) + " lists in /queue/lists");
+    if (r.has("selection"))
+      r.fail("selection", "no selection (the serving counter serves queue numbers in order)",
+             "a selection");
+  } else if (mode == "tick") {
     rel.mode = release_mode::tick;
     rel.interval = sim::sim_time::from_ms(
         r.number("interval_ms", std::nullopt, {0.0, max_seconds * 1e3, true}));
     if (rel.interval.ns() <= 0)
       r.fail("interval_ms", "an interval of at least 1 ns", r.raw("interval_ms").dump());
     rel.batch = static_cast<std::uint32_t>(r.integer("batch", std::nullopt, 1, max_users));
+    if (r.has("first_tick_s"))
+      rel.first_tick_s = r.number("first_tick_s", std::nullopt, {0.0, max_seconds});
   } else {
     rel.mode = release_mode::concurrency;
     rel.slots = static_cast<std::uint32_t>(r.integer("slots", std::nullopt, 1, 10'000'000));
     rel.session = read_distribution(r, "session_s");
   }
-  rel.selection = read_selection(r, classes, lists, rel.mode == release_mode::tick);
+  if (rel.mode == release_mode::tick || rel.mode == release_mode::concurrency)
+    rel.selection = read_selection(r, classes, lists, rel.mode == release_mode::tick);
   rel.controller = read_controller(r);
   if (rel.controller.kind != controller_kind::fixed && rel.mode != release_mode::tick)
-    r.fail("controller", "tick release (a controller sets the batch per tick)", "concurrency mode");
+    r.fail("controller", "tick release (a controller sets the batch per tick)",
+           std::string(to_string(rel.mode)) + " mode");
   if (rel.selection.kind == selection_kind::lottery && top.has("queue") &&
       top.raw("queue").contains("lists"))
     r.fail("selection", "no /queue/lists with a lottery (it draws from all waiting users)",
@@ -514,7 +630,9 @@ std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
                       false);
   if (!r) return std::nullopt;
   if (!tick)
-    r->fail("workers", "tick release (in concurrency mode the slots are the backend)",
+    r->fail("workers",
+            "tick, active_users or serving_counter release (in concurrency mode the slots are the "
+            "backend)",
             "concurrency mode");
   backend_spec b;
   b.workers = static_cast<std::uint32_t>(r->integer("workers", std::nullopt, 1, 10'000'000));
@@ -639,6 +757,28 @@ std::vector<std::string> scenario::class_names() const {
   return out;
 }
 
+// What the serving counter needs from the other sections: numbers in entry order (the FIFO
+// policy) and, for the alarm and the max-size inlet's exits, a backend.
+void check_serving_counter(const object_reader& top, const scenario& s) {
+  const auto& c = s.release.counter;
+  const std::string where = top.file() + ": /release/";
+  if (s.policy.order != ordering::fifo)
+    throw sim::input_error(top.file() + ": /queue/policy",
+                           "\"fifo\" with the serving counter (queue numbers are given in "
+                           "entry order)",
+                           std::string("\"") + to_string(s.policy.order) + "\"");
+  if (c.inlet == inlet_kind::max_size && !s.backend)
+    throw sim::input_error(where + "inlet",
+                           "a backend block with the max-size inlet (its exits move the counter)",
+                           "none");
+  if ((c.alarm_rt_ms || c.alarm_error_rate) && !s.backend)
+    throw sim::input_error(where + (c.alarm_rt_ms ? "alarm_rt_ms" : "alarm_error_rate"),
+                           "a backend block (the alarm watches its responses)", "none");
+  if (c.alarm_error_rate && !s.backend->timeout_s)
+    throw sim::input_error(where + "alarm_error_rate",
+                           "/backend/timeout_s (an error is a response slower than it)", "none");
+}
+
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(
       j, file, "",
@@ -654,13 +794,16 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   s.policy = read_policy(top, s.classes, s.skus, s.lists, s.compensation);
   s.route = route_users(top, s.classes, s.skus, s.lists);
   s.release = read_release(top, s.classes, s.lists);
+  if (s.release.mode == release_mode::active_users && s.release.active.shuffle_at_event_start)
+    s.policy.floor_ns = sim::sim_time::from_seconds(*s.release.active.event_start_s).ns();
   if (s.compensation && s.release.selection.kind == selection_kind::lottery)
     throw sim::input_error(file + ": /queue/compensation",
                            "no temporary-VIP credits with a lottery (a draw ignores scores, so a "
                            "credit could change nothing)",
                            "compensation with selection kind lottery");
   s.admission = read_admission(top);
-  s.backend = read_backend(top, s.release.mode == release_mode::tick);
+  s.backend = read_backend(top, s.release.mode != release_mode::concurrency);
+  if (s.release.mode == release_mode::serving_counter) check_serving_counter(top, s);
   if (s.release.controller.kind != controller_kind::fixed && !s.backend)
     top.fail("backend", "a backend whose response time the controller watches", "none");
   s.returns = read_returns(top);
@@ -934,14 +1077,47 @@ json to_json(const scenario& s) {
   if (s.release.mode == release_mode::tick) {
     r["interval_ms"] = static_cast<double>(s.release.interval.ns()) / 1e6;
     r["batch"] = s.release.batch;
-  } else {
+    if (s.release.first_tick_s) r["first_tick_s"] = *s.release.first_tick_s;
+  } else if (s.release.mode == release_mode::concurrency) {
     r["slots"] = s.release.slots;
     r["session_s"] = to_json(s.release.session);
+  } else if (s.release.mode == release_mode::active_users) {
+    const active_users_spec& au = s.release.active;
+    r["total_active_users"] = au.total_active_users;
+    r["new_users_per_minute"] = au.new_users_per_minute;
+    r["new_users_window"] = au.window == rate_window::fixed ? "fixed" : "sliding";
+    r["session_duration_min"] = au.session_duration_s / 60.0;
+    r["disable_session_renewal"] = au.disable_session_renewal;
+    r["revoke_on_exit"] = au.revoke_on_exit;
+    r["queueing_method"] = to_string(au.method);
+    r["queue_all_until_s"] = au.queue_all_until_s;
+    if (au.event_start_s) r["event_start_s"] = *au.event_start_s;
+    r["shuffle_at_event_start"] = au.shuffle_at_event_start;
+    r["visit"] = {{"requests", to_json(au.requests)}, {"think_s", to_json(au.think_s)}};
+  }
+  if (s.release.mode == release_mode::serving_counter) {
+    const serving_counter_spec& sc = s.release.counter;
+    r["inlet"] = sc.inlet == inlet_kind::periodic ? "periodic" : "max_size";
+    if (sc.inlet == inlet_kind::periodic) {
+      r["increment"] = sc.increment;
+      r["inlet_interval_s"] = s.release.interval.seconds();
+      r["start_s"] = sc.start_s;
+      if (sc.end_s) r["end_s"] = *sc.end_s;
+      if (sc.alarm_rt_ms) r["alarm_rt_ms"] = *sc.alarm_rt_ms;
+      if (sc.alarm_error_rate) r["alarm_error_rate"] = *sc.alarm_error_rate;
+    } else {
+      r["max_size"] = sc.max_size;
+    }
   }
   const selection_spec& sel = s.release.selection;
-  json sj{{"kind", to_string(sel.kind)}};
-  selection_policy_of(sel.kind).write(sel, s.class_names(), sj);
-  r["selection"] = sj;
+  if ((s.release.mode == release_mode::tick || s.release.mode == release_mode::concurrency ||
+       s.release.mode == release_mode::active_users) &&
+      (s.release.mode != release_mode::active_users ||
+       s.release.active.method != queueing_method::random)) {
+    json sj{{"kind", to_string(sel.kind)}};
+    selection_policy_of(sel.kind).write(sel, s.class_names(), sj);
+    r["selection"] = sj;
+  }
   const auto& c = s.release.controller;
   if (c.kind == controller_kind::tiered)
     r["controller"] = {
@@ -1005,12 +1181,38 @@ const char* to_string(time_unit u) {
       return "ms";
     case time_unit::us:
       return "us";
+    case time_unit::min:
+      return "min";
   }
   return "ms";
 }
 
 const char* to_string(release_mode m) {
-  return m == release_mode::tick ? "tick" : "concurrency";
+  switch (m) {
+    case release_mode::tick:
+      return "tick";
+    case release_mode::concurrency:
+      return "concurrency";
+    case release_mode::active_users:
+      return "active_users";
+    case release_mode::serving_counter:
+      return "serving_counter";
+  }
+  return "tick";
+}
+
+const char* to_string(queueing_method m) {
+  switch (m) {
+    case queueing_method::fifo:
+      return "fifo";
+    case queueing_method::random:
+      return "random";
+    case queueing_method::passthrough:
+      return "passthrough";
+    case queueing_method::reject:
+      return "reject";
+  }
+  return "fifo";
 }
 
 }  // namespace waitroom::models
