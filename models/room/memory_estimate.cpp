@@ -106,16 +106,24 @@ memory_estimate estimate_memory(const scenario& s) {
   const double drain_end = std::isfinite(mu) && mu > 0 ? end_t + m.peak_waiting / mu : end_t;
   const double run_end = std::min(horizon, drain_end);
   const double samples = std::min(1e7, run_end / s.run.sample_interval_s + 2);
-  const double sample_bytes = static_cast<double>(sizeof(queue_sample) + 16 * s.classes.size());
-  m.run_bytes = m.peak_waiting * bytes_per_waiting_user + samples * sample_bytes +
-                3.0 * sim::log_histogram::bucket_count * 8.0 * (s.classes.size() + 1);
-  // A finished replication: the result itself and, per class and overall, one 16-byte entry
-  // per non-empty histogram bucket (at most one per user and at most bucket_count).
   const double classes = static_cast<double>(s.classes.size());
-  const double buckets = std::min(users + 1, classes * sim::log_histogram::bucket_count) +
-                         std::min(users + 1, double{sim::log_histogram::bucket_count});
+  constexpr double all_buckets = static_cast<double>(sim::log_histogram::bucket_count);
+  const double sample_bytes = static_cast<double>(sizeof(queue_sample)) + 16.0 * classes;
+  m.run_bytes = m.peak_waiting * bytes_per_waiting_user + samples * sample_bytes +
+                3.0 * all_buckets * 8.0 * (classes + 1);
+  // A finished replication: the result itself and one 16-byte entry per non-empty histogram
+  // bucket (at most one per user, at most all of them): per class and overall, the
+  // backend's response times, the waiting page's four ETA estimators per class.
+  const double one = std::min(users + 1, all_buckets);
+  double buckets = std::min(users + 1, classes * all_buckets) + one;
+  if (s.backend) buckets += one;
+  if (s.compensation) buckets += one;
+  if (s.polling) buckets += 4.0 * std::min(users + 1, classes * all_buckets);
   m.summary_bytes = static_cast<double>(sizeof(room_result)) +
                     (classes + 1) * static_cast<double>(sizeof(wait_stats) + 64) + 16.0 * buckets;
+  if (s.polling)  // eight per-second command counters over the run
+    m.summary_bytes +=
+        64.0 * std::min(run_end, 1e6) + classes * 4.0 * static_cast<double>(sizeof(eta_accuracy));
   return m;
 }
 
