@@ -102,8 +102,10 @@ def main():
     code, _, err, wall, _ = run(b, ["run", stuck], timeout=120)
     expect(code == 2 and "nothing can leave" in err and "/run/horizon_s" in err,
            "stalled run: exit %d: %s" % (code, err))
-    code, _, err, _, _ = run(b, ["run", stuck, "--set", "/release/selection/schedule/0/weights/0=0",
-                                 "--set", "/release/selection/weights/0=0"], timeout=120)
+    refused = json.load(open(stuck))
+    refused["release"]["selection"] = {"kind": "ratio", "weights": [0, 1], "work_conserving": False}
+    refused = scenario_file(tmp, "refused.json", refused)
+    code, _, err, _, _ = run(b, ["run", refused], timeout=120)
     expect(code == 2 and "/release/selection/weights/0" in err,
            "weight 0 refused at load: exit %d: %s" % (code, err))
 
