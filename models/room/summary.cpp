@@ -29,8 +29,11 @@ void keep_summary_only(room_result& r) {
     drop(r.backend->windows);
   }
   if (r.polling)
-    for (auto& c : r.polling->by_class)
+    for (auto& c : r.polling->by_class) {
       for (auto& e : c.eta) e.abs_error_ns.compact();
+      drop(c.trails);  // a single run's chart of a few users' shown rank
+    }
+  if (r.admission) drop(r.admission->over_time);  // a single run's stock chart
   drop(r.samples);  // a single run's time series (--series, the JSON of `run`)
 }
 
