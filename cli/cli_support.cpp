@@ -1,5 +1,7 @@
 #include "cli_support.hpp"
 
+#include "memory_check.hpp"
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -259,7 +261,9 @@ models::scenario load(const common_args& a, std::optional<std::string> path) {
     else
       models::apply_override(j, s);
   }
-  return models::parse_scenario(j, name, base_dir);
+  models::scenario s = models::parse_scenario(j, name, base_dir);
+  check_run_memory(s, name);  // an unstable queue: refused with the estimate, not bad_alloc
+  return s;
 }
 
 unsigned threads_or_cores(unsigned t) {
@@ -307,6 +311,17 @@ void progress::advance() {
   fmt::print(stderr, "\r{}[{}/{}] {:.0f}% ETA {:.0f}s   ", label_, done_, total_,
              100.0 * static_cast<double>(done_) / static_cast<double>(total_), eta);
   if (done_ == total_) fmt::print(stderr, "\n");
+}
+
+void progress::status(const std::string& text) {
+  std::lock_guard lock(mutex_);
+  if (!on_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - start_ < std::chrono::seconds(2)) return;
+  if (shown_ && now - last_ < std::chrono::milliseconds(250)) return;
+  shown_ = true;
+  last_ = now;
+  fmt::print(stderr, "\r{}{}   ", label_, text);
 }
 
 void progress::step(std::size_t done) {

@@ -71,6 +71,9 @@ class progress {
   progress& operator=(const progress&) = delete;
   void step(std::size_t done);
   void advance();
+  // A single run's line (its simulated time, users waiting), redrawn at most 4 times a
+  // second once the run has taken 2 s; the destructor ends the line.
+  void status(const std::string& text);
 
  private:
   std::size_t total_;
@@ -78,7 +81,7 @@ class progress {
   bool shown_ = false;
   std::string label_;
   std::size_t done_ = 0;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_, last_;
   std::mutex mutex_;
 };
 // The result to --out (atomically) or to stdout; returns the exit code.

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "cli_support.hpp"
+#include "memory_check.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -249,6 +250,7 @@ int run_command(const std::vector<std::string>& args) {
   std::uint64_t users = 0, events = 0;
   nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
+    check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications");
     progress bar(a.replications, a.quiet);
     auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
                                 [&bar] { bar.advance(); });
@@ -269,7 +271,11 @@ int run_command(const std::vector<std::string>& args) {
     if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
     text = format == "table" ? reports::result_table(s, r) : "";
   } else {
-    models::room_result r = models::run_scenario(s, seed);
+    progress line(1, a.quiet);  // a long single run: simulated time and users waiting
+    models::room_result r = models::run_scenario(
+        s, seed, 0, [&line](double t, std::uint64_t waiting, std::uint64_t ev) {
+          line.status(fmt::format("simulated {:.0f} s, {} waiting, {} events", t, waiting, ev));
+        });
     warn_censored(s, {&r});
     users = r.overall.arrived;
     events = r.events;
@@ -316,7 +322,11 @@ int check_command(const std::vector<std::string>& args) {
   if (a.shard) return check_shard(a, scenarios);
   std::vector<std::vector<models::metric_table>> tables;
   std::size_t total = 0;
-  for (const auto& s : scenarios) total += s.sla->replications;
+  for (const auto& s : scenarios) {
+    total += s.sla->replications;
+    check_replications_memory(s, s.sla->replications, threads_or_cores(a.threads),
+                              "/sla/replications");
+  }
   {
     progress bar(total, a.quiet);
     for (const auto& s : scenarios) {

@@ -143,6 +143,7 @@ models::wait_stats waits_from(const json& j, const std::string& where) {
       w.wait_ns.count() != w.wait_s.count())
     throw sim::input_error(where + "/wait_ns", "the histogram of the waits in wait_s",
                            "buckets that are not");
+  w.wait_ns.compact();  // a merged replication keeps its summary only, as a run one does
   return w;
 }
 

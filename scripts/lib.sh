@@ -12,6 +12,9 @@ build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-de
 test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
                poppler-utils valgrind redis-server redis-tools)
 
+# clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.
+fuzz_packages=(clang libclang-rt-14-dev)
+
 # Installs whichever of the named packages are missing, saying which.
 ensure_packages() {
   local missing=()

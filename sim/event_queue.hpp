@@ -33,6 +33,13 @@ class event_queue {
   std::uint64_t scheduled() const { return seq_; }
   void reserve(std::size_t n) { heap_.reserve(n); }
   std::size_t memory_bytes() const { return heap_.capacity() * sizeof(event); }
+  // Whether any pending event satisfies f, in no particular order (off the hot path).
+  template <class F>
+  bool any_of(F f) const {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (f(heap_[i])) return true;
+    return false;
+  }
 
   void push(sim_time t, std::uint8_t phase, std::uint32_t kind, std::uint32_t arg) {
     const event e{t.ns(), (std::uint64_t{phase} << 56) | (seq_++ & sequence_mask), kind, arg};

@@ -38,6 +38,7 @@ class log_histogram {
     return lower_bound(i) + (std::uint64_t{1} << shift);
   }
 
+  // Adding is for a histogram still being filled: not after compact() (merge() is fine).
   void add(std::int64_t v) { add(v, 1); }
   void add(std::int64_t v, std::uint64_t n) {
     auto u = static_cast<std::uint64_t>(v < 0 ? 0 : v);
@@ -47,13 +48,20 @@ class log_histogram {
     if (u > max_) max_ = u;
   }
   void merge(const log_histogram& o);
+  // Keeps only the non-empty buckets (16 bytes each instead of 64 KiB for all of them):
+  // what a finished replication's summary holds. merge() into it makes it dense again.
+  void compact();
+  bool compacted() const { return counts_.empty(); }
+  std::size_t memory_bytes() const {
+    return counts_.capacity() * sizeof(std::uint64_t) + sparse_.capacity() * sizeof(sparse_entry);
+  }
   // Rebuilt from nonzero_buckets() and the exact min and max (shard files): false when a
   // bucket's bounds are not a bucket of this histogram.
   bool restore(const std::vector<std::uint64_t>& lowers, const std::vector<std::uint64_t>& counts,
                std::uint64_t min, std::uint64_t max);
 
   std::uint64_t count() const { return total_; }
-  std::uint64_t bucket(std::size_t i) const { return counts_[i]; }
+  std::uint64_t bucket(std::size_t i) const;
   std::uint64_t min() const { return total_ ? min_ : 0; }
   std::uint64_t max() const { return max_; }
   // Nearest-rank quantile, reported at the bucket midpoint clamped to [min, max].
@@ -65,7 +73,15 @@ class log_histogram {
   std::vector<bucket_row> nonzero_buckets() const;
 
  private:
-  std::vector<std::uint64_t> counts_;
+  struct sparse_entry {
+    std::uint64_t index, count;
+  };
+  void densify();
+  template <class F>
+  void for_each_nonzero(F f) const;
+
+  std::vector<std::uint64_t> counts_;  // every bucket, or empty once compacted
+  std::vector<sparse_entry> sparse_;   // the non-empty buckets by index, once compacted
   std::uint64_t total_ = 0;
   std::uint64_t min_ = 0;
   std::uint64_t max_ = 0;

@@ -38,6 +38,18 @@ std::uint64_t rate_controller::tick_batch() {
   return static_cast<std::uint64_t>(std::llround(users_per_tick_));
 }
 
+bool rate_controller::frozen_at_zero() const {
+  const auto& c = spec_;
+  if (std::llround(std::max(users_per_tick_, c.floor)) > 0) return false;
+  if (c.kind == controller_kind::fixed) return base_ == 0;
+  if (c.kind == controller_kind::window) return rt_window_.empty();
+  if (round_rt_n_ > 0) return false;  // this round's responses move the next tick's rate
+  // Tiered: the tier of the last RT seen stays; the rate only moves towards its target.
+  std::size_t tier = 0;
+  while (tier < c.tiers_ms.size() && last_rt_ms_ >= c.tiers_ms[tier]) ++tier;
+  return static_cast<double>(base_) * c.factors[tier] <= users_per_tick_;
+}
+
 void rate_controller::look(std::int64_t now) {
   const auto& c = spec_;
   const std::int64_t window = sim::sim_time::from_seconds(c.window_s).ns();

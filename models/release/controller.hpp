@@ -29,6 +29,9 @@ class rate_controller {
       rt_window_sum_ += rt_ms;
     }
   }
+  // Without another response observed, every later tick's batch stays 0 (a tiered factor 0
+  // with floor 0, a window floor 0 with no response in the window).
+  bool frozen_at_zero() const;
   // The window form's periodic look.
   void look(std::int64_t now_ns);
 

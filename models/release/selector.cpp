@@ -17,6 +17,13 @@ void list_selector::set_weights(const std::vector<double>& w) {
   current_.assign(weights_.size(), 0.0);  // a new ratio starts a new round
 }
 
+bool list_selector::starves(const std::vector<std::uint64_t>& sizes) const {
+  if (kind_ != selection_kind::ratio) return false;
+  for (std::size_t i = 0; i < sizes.size() && i < weights_.size(); ++i)
+    if (sizes[i] > 0 && weights_[i] > 0.0) return false;
+  return true;
+}
+
 int list_selector::first_non_empty(std::size_t start,
                                    const std::vector<std::uint64_t>& sizes) const {
   for (std::size_t k = 0; k < sizes.size(); ++k) {

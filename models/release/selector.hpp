@@ -20,6 +20,8 @@ class list_selector {
   // policy (one that needs the users themselves cannot pick here: see selection.hpp).
   int pick(const std::vector<std::uint64_t>& sizes, sim::rng& r);
   void set_weights(const std::vector<double>& w);
+  // Ratio only: every non-empty list has weight 0, so no release can ever come from them.
+  bool starves(const std::vector<std::uint64_t>& sizes) const;
 
   // The policies' state: smooth weighted round-robin, the probabilistic start, a scan.
   int pick_ratio(const std::vector<std::uint64_t>& sizes);

@@ -6,7 +6,9 @@
 // release/ (selection and rate controllers), backend/, visits/ (aging, returns and credits),
 // admission/ (stock and orders), polling/ (the waiting page), trace/.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "models/admission/orders.hpp"
@@ -28,10 +30,17 @@
 #include "models/visits/aging.hpp"
 #include "models/visits/returns.hpp"
 #include "sim/arrivals.hpp"
+#include "sim/input_error.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 
 namespace waitroom::models {
+
+// A run without a horizon in which nothing can ever leave: bad input (exit 2), with why.
+class stall_error : public sim::input_error {
+ public:
+  using sim::input_error::input_error;
+};
 
 class room {
  public:
@@ -47,6 +56,11 @@ class room {
   bool done() const;
   const char* event_name(std::uint32_t k) const {  // for the engine's livelock message
     return to_string(static_cast<event_kind>(k));
+  }
+
+  // Called at every sample (simulated time, users waiting, events so far): a progress line.
+  void set_progress(std::function<void(double, std::uint64_t, std::uint64_t)> f) {
+    progress_ = std::move(f);
   }
 
   std::size_t memory_bytes() const;
@@ -65,6 +79,9 @@ class room {
   void serve(std::uint64_t n);
   // max-size inlet: the counter moves up by the backend's responses since `before`.
   void exits_since(std::uint64_t before);
+  // A run without a horizon that can never drain: throws stall_error saying why (see .cpp).
+  void check_stalled();
+  std::string stall_reason() const;
   void on_abandon(std::uint32_t user);
   // Releases up to n users by the selection policy; returns how many left the queue.
   std::uint64_t release(std::uint64_t n);
@@ -110,9 +127,14 @@ class room {
   std::uint64_t released_since_sample_ = 0;
   std::int64_t last_change_ns_ = 0;
   std::uint64_t peak_memory_ = 0;
+  std::function<void(double, std::uint64_t, std::uint64_t)> progress_;
 };
 
 // Runs one replication of a scenario (twice with MSER-5: once to find the truncation point).
-room_result run_scenario(const scenario& s, std::uint64_t seed, std::uint64_t replication = 0);
+// progress (optional): called at every sample with the simulated time, users waiting and
+// events so far.
+room_result run_scenario(
+    const scenario& s, std::uint64_t seed, std::uint64_t replication = 0,
+    const std::function<void(double, std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace waitroom::models

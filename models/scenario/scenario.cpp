@@ -779,6 +779,33 @@ void check_serving_counter(const object_reader& top, const scenario& s) {
                            "/backend/timeout_s (an error is a response slower than it)", "none");
 }
 
+namespace {
+// Decidable at load: without a horizon, a ratio list of weight 0 (never picked, work-conserving
+// or not) that receives users who cannot abandon or age out of it never drains. Other runs
+// that cannot drain are found while running (room::stall_reason).
+void refuse_undrainable(const scenario& s, const std::string& file) {
+  const auto& sel = s.release.selection;
+  if (s.run.horizon_s || sel.kind != selection_kind::ratio || !sel.schedule.empty()) return;
+  for (std::size_t l = 0; l < sel.weights.size() && l < s.lists.size(); ++l) {
+    if (sel.weights[l] > 0.0 || s.lists[l].max_wait_s) continue;
+    for (std::size_t c = 0; c < s.classes.size(); ++c) {
+      if ((s.classes[c].share <= 0.0 && s.arrivals.kind != arrival_kind::trace) ||
+          s.classes[c].patience_s)
+        continue;
+      for (std::uint32_t to : s.route[c])
+        if (to == l)
+          throw sim::input_error(
+              fmt::format("{}: /release/selection/weights/{}", file, l),
+              "a weight above 0, or a horizon (/run/horizon_s)",
+              fmt::format("0 for list '{}', which class '{}' enters and cannot leave (a ratio "
+                          "never picks a list of weight 0, /release/selection/work_conserving "
+                          "or not)",
+                          s.lists[l].name, s.classes[c].name));
+    }
+  }
+}
+}  // namespace
+
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(
       j, file, "",
@@ -831,6 +858,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   }
   if (auto finish = selection_policy_of(s.release.selection.kind).finish)
     finish(s.sla, s.classes, file + ": /release/selection/kind", s.release.selection);
+  refuse_undrainable(s, file);
   return s;
 }
 
@@ -872,6 +900,37 @@ json read_json_file(const std::string& path) {
   return parse_json_text(buf.str(), path);
 }
 
+namespace {
+// j[p] = v pads an array with nulls up to the index: --set /classes/100000000/share=0.1
+// allocated gigabytes before validation refused it. An index may append (= the size), no more.
+void check_array_indices(const json& j, const std::string& ptr, const std::string& assignment) {
+  const json* at = &j;
+  std::string walked;
+  std::size_t pos = 1;
+  while (pos <= ptr.size() && at) {
+    const std::size_t next = std::min(ptr.find('/', pos), ptr.size());
+    const std::string token = ptr.substr(pos, next - pos);
+    if (at->is_array() && token != "-" && !token.empty() &&
+        token.find_first_not_of("0123456789") == std::string::npos) {
+      const std::size_t size = at->size();
+      if (token.size() > 18 || std::stoull(token) > size)
+        throw sim::input_error("--set " + assignment,
+                               fmt::format("an index into {} from 0 to {} ({} appends)",
+                                           walked.empty() ? "/" : walked, size, size),
+                               token);
+      at = std::stoull(token) < size ? &(*at)[std::stoull(token)] : nullptr;
+    } else if (at->is_object()) {
+      auto it = at->find(json::json_pointer("/" + token).back());
+      at = it != at->end() ? &*it : nullptr;
+    } else {
+      at = nullptr;
+    }
+    walked += "/" + token;
+    pos = next + 1;
+  }
+}
+}  // namespace
+
 void apply_override(json& j, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (assignment.empty() || assignment[0] != '/' || eq == std::string::npos)
@@ -890,6 +949,7 @@ void apply_override(json& j, const std::string& assignment) {
                            "null (to remove the key, use --unset " + ptr + ")");
   try {
     json::json_pointer p(ptr);
+    check_array_indices(j, ptr, assignment);
     j[p] = v;
   } catch (const json::exception& e) {
     throw sim::input_error("--set " + assignment, "a JSON pointer into the scenario", e.what());

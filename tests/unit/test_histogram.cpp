@@ -141,3 +141,39 @@ TEST(Moments, MatchTheTwoPassFormulasAndMergeExactly) {
   empty.merge(all);
   EXPECT_DOUBLE_EQ(empty.variance(), 32.0 / 7.0);
 }
+
+TEST(Histogram, CompactKeepsEveryFigureInTheNonEmptyBucketsOnly) {
+  log_histogram h, all;
+  rng r(11);
+  for (int i = 0; i < 5000; ++i)
+    h.add(static_cast<std::int64_t>(-std::log(r.uniform_open0()) * 2e9));
+  all.merge(h);
+  const auto rows = h.nonzero_buckets();
+  log_histogram c = h;
+  c.compact();
+  ASSERT_TRUE(c.compacted());
+  EXPECT_EQ(c.memory_bytes(), rows.size() * 16);
+  EXPECT_GT(h.memory_bytes(), 60000u);
+  EXPECT_EQ(c.count(), h.count());
+  EXPECT_EQ(c.min(), h.min());
+  EXPECT_EQ(c.max(), h.max());
+  for (double q : {0.0, 0.01, 0.5, 0.9, 0.99, 0.999, 1.0})
+    EXPECT_EQ(c.quantile(q), h.quantile(q)) << q;
+  for (std::size_t i = 0; i < log_histogram::bucket_count; ++i)
+    ASSERT_EQ(c.bucket(i), h.bucket(i)) << i;
+  const auto crows = c.nonzero_buckets();
+  ASSERT_EQ(crows.size(), rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) EXPECT_EQ(crows[k].count, rows[k].count);
+  // Merging a compacted histogram, or into one, is the dense merge.
+  log_histogram twice = h;
+  twice.merge(c);
+  c.merge(h);
+  EXPECT_FALSE(c.compacted());
+  for (std::size_t i = 0; i < log_histogram::bucket_count; ++i)
+    ASSERT_EQ(c.bucket(i), twice.bucket(i));
+  EXPECT_EQ(c.quantile(0.5), twice.quantile(0.5));
+  log_histogram empty;
+  empty.compact();
+  EXPECT_EQ(empty.quantile(0.5), 0.0);
+  EXPECT_EQ(empty.memory_bytes(), 0u);
+}

@@ -1,0 +1,66 @@
+#include "memory_check.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "models/room/memory_estimate.hpp"
+#include "sim/input_error.hpp"
+
+namespace waitroom::cli {
+
+namespace {
+std::string gb(double bytes) {
+  return fmt::format("{:.1f} GB", bytes / 1e9);
+}
+}  // namespace
+
+double memory_limit_bytes() {
+  if (const char* env = std::getenv("WAITROOM_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v > 0) return v;
+    throw sim::input_error("WAITROOM_MEMORY_LIMIT", "a number of bytes above 0",
+                           std::string("'") + env + "'");
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 1e18;
+}
+
+void check_run_memory(const models::scenario& s, const std::string& file) {
+  const auto m = models::estimate_memory(s);
+  const double limit = memory_limit_bytes();
+  if (m.run_bytes <= limit) return;
+  const bool backlog = m.peak_waiting <= static_cast<double>(s.arrivals.backlog_users);
+  throw sim::input_error(
+      file + (backlog           ? ": /arrivals/backlog_users"
+              : s.run.horizon_s ? ": /run/horizon_s"
+                                : ": /arrivals"),
+      "a run that fits in memory (" + gb(limit) + " here)",
+      fmt::format("an estimated {} ({}, {:.0f} B each)", gb(m.run_bytes), m.peak_reason,
+                  models::bytes_per_waiting_user),
+      backlog ? "lower /arrivals/backlog_users"
+              : "shorten /run/horizon_s or the arrivals, raise the release rate (/release/batch, "
+                "/release/interval_ms), or give classes patience_s");
+}
+
+void check_replications_memory(const models::scenario& s, std::uint64_t replications,
+                               unsigned threads, const std::string& flag) {
+  const auto m = models::estimate_memory(s);
+  const double limit = memory_limit_bytes();
+  const double need = models::replications_bytes(m, replications, threads);
+  if (need <= limit) return;
+  throw sim::input_error(
+      flag + " " + std::to_string(replications),
+      "replications that fit in memory (" + gb(limit) + " here)",
+      fmt::format("an estimated {} ({} replications keeping up to {:.1f} KB each, {} running "
+                  "at up to {:.1f} MB each)",
+                  gb(need), replications, m.summary_bytes / 1e3,
+                  std::min<std::uint64_t>(threads, replications), m.run_bytes / 1e6),
+      "lower " + flag + ", or split the run with --shard K/N and `waitroom merge`");
+}
+
+}  // namespace waitroom::cli

@@ -1,0 +1,135 @@
+#include "models/room/memory_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "models/room/result.hpp"
+#include "sim/histogram.hpp"
+
+namespace waitroom::models {
+
+namespace {
+// The most users a second the room can release: an upper bound, so the queue's estimate is a
+// lower bound of what the run will see (no run is refused on an overestimate of its queue).
+double max_release_rate(const release_spec& r) {
+  if (r.mode == release_mode::concurrency) {
+    const double m = r.session.mean();
+    return m > 0 ? static_cast<double>(r.slots) / m : std::numeric_limits<double>::infinity();
+  }
+  const double interval = r.interval.seconds();
+  if (interval <= 0) return std::numeric_limits<double>::infinity();
+  double batch = static_cast<double>(r.batch);
+  const auto& c = r.controller;
+  if (c.kind == controller_kind::tiered) {
+    double f = 0;
+    for (double x : c.factors) f = std::max(f, x);
+    batch = std::max(batch * f, c.floor);
+  } else if (c.kind == controller_kind::window) {
+    batch = std::max(c.ceiling > 0 ? c.ceiling : 2.0 * batch, c.floor);
+  }
+  return batch / interval;
+}
+}  // namespace
+
+memory_estimate estimate_memory(const scenario& s) {
+  memory_estimate m;
+  const auto& a = s.arrivals;
+  const double mu = max_release_rate(s.release);
+  const double horizon =
+      s.run.horizon_s ? *s.run.horizon_s : std::numeric_limits<double>::infinity();
+  const double backlog = static_cast<double>(a.backlog_users);
+  // Queue length q(t) = backlog + arrivals(t) - mu t at most; it is piecewise linear in t for
+  // rate segments, so its maximum is at a segment's end (or the horizon).
+  double peak = backlog, peak_t = 0, users = backlog, end_t = 0;
+  auto at = [&](double t, double arrived) {
+    const double q = backlog + arrived - mu * t;
+    if (q > peak) {
+      peak = q;
+      peak_t = t;
+    }
+  };
+  switch (a.kind) {
+    case arrival_kind::poisson:
+    case arrival_kind::renewal: {
+      const double rate =
+          a.kind == arrival_kind::poisson ? a.rate_per_s : 1.0 / a.interarrival_s.mean();
+      if (std::isfinite(horizon)) {
+        at(horizon, rate * horizon);
+        users += rate * horizon;
+        end_t = horizon;
+      }
+      break;
+    }
+    case arrival_kind::piecewise: {
+      double t = 0, arrived = 0;
+      for (const auto& seg : a.segments) {
+        const double d = std::min(seg.duration_s, horizon - t);
+        if (!(d > 0) || !std::isfinite(d)) break;
+        t += d;
+        arrived += d * seg.rate_per_s;
+        at(t, arrived);
+      }
+      users += arrived;
+      end_t = t;
+      break;
+    }
+    case arrival_kind::trace: {
+      double arrived = 0;
+      for (const auto& r : a.trace) {
+        const double t = r.time.seconds();
+        if (t > horizon) break;
+        at(t, ++arrived);
+        end_t = t;
+      }
+      users += arrived;
+      break;
+    }
+  }
+  bool patient = true;  // abandonment bounds the queue: no estimate beyond the backlog then
+  for (const auto& c : s.classes) patient = patient && !c.patience_s;
+  if (!patient) {
+    peak = backlog;
+    peak_t = 0;
+  }
+  m.peak_waiting = std::max(0.0, std::floor(peak));
+  m.peak_reason = m.peak_waiting <= backlog
+                      ? fmt::format("{:.0f} backlog users waiting at the start", backlog)
+                      : fmt::format(
+                            "{:.3g} users waiting at {:.0f} s: arrivals outpace the most the room "
+                            "can release ({:.3g} users/s)",
+                            m.peak_waiting, peak_t, mu);
+  // Samples of the queue length, one per sample_interval_s until the end (the horizon, or
+  // the last arrival plus the time to release the peak).
+  const double drain_end = std::isfinite(mu) && mu > 0 ? end_t + m.peak_waiting / mu : end_t;
+  const double run_end = std::min(horizon, drain_end);
+  const double samples = std::min(1e7, run_end / s.run.sample_interval_s + 2);
+  const double classes = static_cast<double>(s.classes.size());
+  constexpr double all_buckets = static_cast<double>(sim::log_histogram::bucket_count);
+  const double sample_bytes = static_cast<double>(sizeof(queue_sample)) + 16.0 * classes;
+  m.run_bytes = m.peak_waiting * bytes_per_waiting_user + samples * sample_bytes +
+                3.0 * all_buckets * 8.0 * (classes + 1);
+  // A finished replication: the result itself and one 16-byte entry per non-empty histogram
+  // bucket (at most one per user, at most all of them): per class and overall, the
+  // backend's response times, the waiting page's four ETA estimators per class.
+  const double one = std::min(users + 1, all_buckets);
+  double buckets = std::min(users + 1, classes * all_buckets) + one;
+  if (s.backend) buckets += one;
+  if (s.compensation) buckets += one;
+  if (s.polling) buckets += 4.0 * std::min(users + 1, classes * all_buckets);
+  m.summary_bytes = static_cast<double>(sizeof(room_result)) +
+                    (classes + 1) * static_cast<double>(sizeof(wait_stats) + 64) + 16.0 * buckets;
+  if (s.polling)  // eight per-second command counters over the run
+    m.summary_bytes +=
+        64.0 * std::min(run_end, 1e6) + classes * 4.0 * static_cast<double>(sizeof(eta_accuracy));
+  return m;
+}
+
+double replications_bytes(const memory_estimate& m, std::uint64_t replications, unsigned threads) {
+  const double running = std::min<double>(threads, static_cast<double>(replications));
+  return running * m.run_bytes + static_cast<double>(replications) * m.summary_bytes;
+}
+
+}  // namespace waitroom::models
