@@ -721,7 +721,7 @@ json parse_json_text(const std::string& text, const std::string& name) {
 }
 
 json read_json_file(const std::string& path) {
-  return parse_json_strict(sim::read_text_file(path, "a JSON file"), path);
+  return parse_json_strict(sim::read_text_file(path, "a scenario file"), path);
 }
 
 namespace {

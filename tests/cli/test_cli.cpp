@@ -389,7 +389,8 @@ TEST(Cli, TraceFollowsEveryStateChangeInRedisOrder) {
   }
   EXPECT_EQ(n, 2);
   EXPECT_EQ(run("run " + sc.string() + " --trace " + tr.string() + " --trace-users x").code, 2);
-  EXPECT_EQ(run("run " + sc.string() + " --trace /nonexistent/dir/t.jsonl").code, 2);
+  // A trace that cannot be written is a failed write (exit 4), like --out.
+  EXPECT_EQ(run("run " + sc.string() + " --trace /nonexistent/dir/t.jsonl").code, 4);
 }
 
 TEST(Cli, EstimateCoversTickReleaseAndErlangA) {
