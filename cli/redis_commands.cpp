@@ -456,7 +456,11 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
     fmt::print(stderr, "waitroom: load: Redis kept up at no speed down to {:.4g}x: {}\n",
                r.probes.back().speed, r.limited_by);
   if (a.out) {
-    if (!write_atomically(*a.out, text)) return exit_output;
+    if (!write_atomically(*a.out, text)) {
+      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                 last_write_error());
+      return exit_output;
+    }
   } else {
     fmt::print("{}", text);
   }
