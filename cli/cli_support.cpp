@@ -16,7 +16,9 @@
 #include <boost/program_options.hpp>
 
 #include "default_scenario.hpp"
+#include "output_file.hpp"
 #include "sim/input_error.hpp"
+#include "sim/time.hpp"
 
 namespace po = boost::program_options;
 
@@ -49,7 +51,43 @@ std::string synopsis(command_kind kind) {
   return "waitroom";
 }
 
+// A flag's whole number: decimal digits only, so "-1" is refused instead of wrapping around.
+std::uint64_t whole_number(const std::string& text, const std::string& flag, std::uint64_t min,
+                           std::uint64_t max) {
+  const std::string expected = fmt::format("a whole number from {} to {}", min, max);
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw sim::input_error(flag, expected, "'" + text + "'");
+  const std::uint64_t v = std::stoull(text);
+  if (v < min || v > max) throw sim::input_error(flag, expected, text);
+  return v;
+}
+
+// A time in seconds within the clock's range (NaN and infinities refused).
+double seconds(const std::string& text, const std::string& flag) {
+  const std::string expected =
+      fmt::format("a time in seconds from 0 to {:.0f}", sim::max_input_seconds);
+  double v = 0;
+  try {
+    std::size_t used = 0;
+    v = std::stod(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw sim::input_error(flag, expected, "'" + text + "'");
+  }
+  if (!(v >= 0 && v <= sim::max_input_seconds)) throw sim::input_error(flag, expected, text);
+  return v;
+}
+
 }  // namespace
+
+std::uint32_t replications_or(const common_args& a, std::uint32_t fallback) {
+  if (!a.replications_given) return fallback;
+  if (a.replications < 2)
+    throw sim::input_error("--replications",
+                           "at least 2 here (an interval across replications needs two)",
+                           std::to_string(a.replications));
+  return a.replications;
+}
 
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind) {
@@ -69,9 +107,9 @@ common_args parse_args(const std::string& command, const std::vector<std::string
         "applied in order with --set): --unset /run/horizon_s");
   }
   if (kind != command_kind::validate && kind != command_kind::merge) {
-    add("seed", po::value<std::uint64_t>()->value_name("N"),
+    add("seed", po::value<std::string>()->value_name("N"),
         "random seed (overrides the scenario's \"seed\")");
-    add("threads", po::value<unsigned>()->value_name("T"),
+    add("threads", po::value<std::string>()->value_name("T"),
         "threads for replications (default: one per core); results do not depend on it");
   }
   const char* reps_text = kind == command_kind::run
@@ -128,8 +166,8 @@ common_args parse_args(const std::string& command, const std::vector<std::string
         "a single run: also write the queue-length samples as CSV");
     add("trace", po::value<std::string>()->value_name("FILE"),
         "write every state change as JSON Lines (a single run)");
-    add("trace-from", po::value<double>()->value_name("S"), "trace from S seconds");
-    add("trace-to", po::value<double>()->value_name("S"), "trace up to S seconds");
+    add("trace-from", po::value<std::string>()->value_name("S"), "trace from S seconds");
+    add("trace-to", po::value<std::string>()->value_name("S"), "trace up to S seconds");
     add("trace-users", po::value<std::string>()->value_name("N,N"), "trace these user serials");
   }
   if (kind == command_kind::compare)
@@ -192,11 +230,14 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   }
   if (vm.count("replications")) {
     a.replications = vm["replications"].as<std::uint32_t>();
+    a.replications_given = true;
     if (a.replications < 1 || a.replications > 100000)
       throw sim::input_error("--replications", "a number from 1 to 100000",
                              std::to_string(a.replications));
   }
-  if (vm.count("threads")) a.threads = vm["threads"].as<unsigned>();
+  if (vm.count("threads"))
+    a.threads = static_cast<unsigned>(
+        whole_number(vm["threads"].as<std::string>(), "--threads", 1, max_threads));
   if (vm.count("junit")) a.junit = vm["junit"].as<std::string>();
   if (vm.count("variant")) a.variants = vm["variant"].as<std::vector<std::string>>();
   auto list = [&](const char* key, std::vector<std::string>& into) {
@@ -211,9 +252,22 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   if (vm.count("search")) a.search = vm["search"].as<bool>();
   if (vm.count("shard")) a.shard = vm["shard"].as<std::string>();
   if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
-  if (vm.count("trace-from")) a.trace_from = vm["trace-from"].as<double>();
-  if (vm.count("trace-to")) a.trace_to = vm["trace-to"].as<double>();
+  if (vm.count("trace-from"))
+    a.trace_from = seconds(vm["trace-from"].as<std::string>(), "--trace-from");
+  if (vm.count("trace-to")) a.trace_to = seconds(vm["trace-to"].as<std::string>(), "--trace-to");
   if (vm.count("trace-users")) a.trace_users = vm["trace-users"].as<std::string>();
+  if (a.trace_from && a.trace_to && *a.trace_to < *a.trace_from)
+    throw sim::input_error("--trace-to",
+                           fmt::format("a time >= --trace-from ({} s)", *a.trace_from),
+                           fmt::format("{} s", *a.trace_to));
+  if (!a.trace && (a.trace_from || a.trace_to || a.trace_users))
+    throw sim::input_error(a.trace_from ? "--trace-from"
+                           : a.trace_to ? "--trace-to"
+                                        : "--trace-users",
+                           "--trace FILE (it limits what the trace holds)", "no --trace");
+  if (a.trace && a.replications > 1)
+    throw sim::input_error("--trace", "a single run (a trace follows one run's users)",
+                           fmt::format("--replications {}", a.replications));
   // --set and --unset in the order given (an --unset then a --set of a key below it works).
   for (const auto& o : parsed.options) {
     if (o.string_key != "set" && o.string_key != "unset") continue;
@@ -227,7 +281,8 @@ common_args parse_args(const std::string& command, const std::vector<std::string
       }
     }
   }
-  if (vm.count("seed")) a.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("seed"))
+    a.seed = whole_number(vm["seed"].as<std::string>(), "--seed", 0, models::max_seed);
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
   if (vm.count("series")) a.series = vm["series"].as<std::string>();
@@ -243,14 +298,28 @@ common_args parse_args(const std::string& command, const std::vector<std::string
   return a;
 }
 
+const scenario_source& source_of(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, scenario_source> cache;
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(path); it != cache.end()) return it->second;
+  scenario_source src{models::read_json_file(path), {}};
+  std::error_code ec;
+  auto dir = std::filesystem::absolute(std::filesystem::path(path), ec).parent_path();
+  src.dir = ec ? std::filesystem::path(path).parent_path().string() : dir.string();
+  if (src.dir.empty()) src.dir.push_back('.');  // (not = ".": a GCC 12 -Wrestrict false alarm)
+  return cache.emplace(path, std::move(src)).first->second;
+}
+
 models::scenario load(const common_args& a, std::optional<std::string> path) {
   nlohmann::json j;
   std::string name, base_dir = ".";
   if (path) {
     name = *path;
-    j = models::read_json_file(name);
-    base_dir = std::filesystem::path(name).parent_path().string();
-    if (base_dir.empty()) base_dir = ".";
+    const auto it = a.embedded.find(name);
+    const scenario_source& src = it != a.embedded.end() ? it->second : source_of(name);
+    j = src.json;
+    base_dir = src.dir;
   } else {
     name = std::string(default_scenario_name);
     j = models::parse_json_text(std::string(default_scenario_text), name);
@@ -268,24 +337,6 @@ models::scenario load(const common_args& a, std::optional<std::string> path) {
 
 unsigned threads_or_cores(unsigned t) {
   return t ? t : std::max(1u, std::thread::hardware_concurrency());
-}
-
-bool write_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return false;
-    f << text;
-    f.flush();
-    if (!f) {
-      std::filesystem::remove(tmp);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
 }
 
 progress::progress(std::size_t total, bool quiet, std::string label)
@@ -339,7 +390,8 @@ int write_or_print(const common_args& a, const std::string& text) {
     return exit_ok;
   }
   if (!write_atomically(*a.out, text)) {
-    fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+    fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+               last_write_error());
     return exit_output;
   }
   return exit_ok;

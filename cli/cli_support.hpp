@@ -3,6 +3,7 @@
 // default) with --set overrides, the thread count, and atomic output files.
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -14,11 +15,18 @@
 
 namespace waitroom::cli {
 
+// A scenario file's JSON as read (before --set) and the directory it was in (absolute).
+struct scenario_source {
+  nlohmann::json json;
+  std::string dir;
+};
+
 struct common_args {
   std::optional<std::string> scenario_path;
   std::vector<std::string> scenario_paths;  // check takes several
   std::uint32_t replications = 1;
-  unsigned threads = 0;  // 0: one per core
+  bool replications_given = false;  // --replications was on the command line
+  unsigned threads = 0;             // 0: one per core
   std::optional<std::string> junit;
   std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
   // --set /P=V and --unset /P in command-line order; an --unset is kept as unset_prefix + /P
@@ -40,6 +48,9 @@ struct common_args {
   std::optional<std::string> trace;  // run: JSON Lines file
   std::optional<double> trace_from, trace_to;
   std::optional<std::string> trace_users;
+  // merge: the scenario files' JSON as the shards recorded it, by path, with the directory
+  // a relative trace file is read from; load() takes a scenario from here before the disk.
+  std::map<std::string, scenario_source> embedded;
 };
 
 inline constexpr std::string_view unset_prefix = "--unset ";
@@ -52,9 +63,19 @@ struct help_requested : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// --threads: more than this is a typo (and more threads than the system allows).
+inline constexpr std::uint64_t max_threads = 1024;
+
+// --replications when given (at least 2: the commands that call this report intervals), else
+// `fallback`.
+std::uint32_t replications_or(const common_args& a, std::uint32_t fallback);
+
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);
 models::scenario load(const common_args& a, std::optional<std::string> path);
+// A scenario file as load() read it (each file is read once per process, so a shard records
+// exactly what it ran).
+const scenario_source& source_of(const std::string& path);
 unsigned threads_or_cores(unsigned t);
 // Writes to a temporary file beside the target and renames it, so a failed run never
 // leaves a half-written result behind.

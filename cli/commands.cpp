@@ -2,7 +2,9 @@
 
 #include "cli_support.hpp"
 #include "memory_check.hpp"
+#include "output_file.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -137,39 +139,28 @@ exit codes:
 
 namespace {
 
-// Writes trace events as JSON Lines to a temporary file, renamed into place on success.
+// Writes trace events as JSON Lines to a temporary file, renamed into place on success (and
+// removed on failure or on SIGINT: see output_file).
 class jsonl_sink : public models::trace_sink {
  public:
-  explicit jsonl_sink(const std::string& path)
-      : path_(path), tmp_(path + ".tmp." + std::to_string(::getpid())), out_(tmp_) {}
-  ~jsonl_sink() override {
-    if (!committed_) std::filesystem::remove(tmp_);
-  }
-  bool ok() const { return static_cast<bool>(out_); }
+  explicit jsonl_sink(const std::string& path) : out_(path) {}
+  const std::string& error() const { return out_.error(); }
   void write(const models::trace_event& e) override {
     // A visit that never queued has no serial and no token: both null.
     const bool queued = e.user != models::trace_event::unqueued;
-    out_
+    out_.stream()
         << fmt::format(
-               R"({{"t_s":{},"user":{},"token":{},"class":"{}","action":"{}","list":{},"queue_length":{}}})",
+               R"({{"t_s":{},"user":{},"token":{},"class":{},"action":"{}","list":{},"queue_length":{}}})",
                static_cast<double>(e.time_ns) / 1e9, queued ? std::to_string(e.user) : "null",
                queued ? fmt::format("\"{:016x}\"", e.token) : "null", (*class_names)[e.user_class],
                e.action, e.list, e.queue_length)
         << '\n';
   }
-  bool commit() {
-    out_.close();
-    std::error_code ec;
-    std::filesystem::rename(tmp_, path_, ec);
-    committed_ = !ec;
-    return committed_;
-  }
-  const std::vector<std::string>* class_names = nullptr;
+  std::string commit() { return out_.commit(); }
+  const std::vector<std::string>* class_names = nullptr;  // as JSON strings, quoted
 
  private:
-  std::string path_, tmp_;
-  std::ofstream out_;
-  bool committed_ = false;
+  output_file out_;
 };
 
 models::room_result traced_run(const common_args& a, const models::scenario& s,
@@ -194,14 +185,15 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
     }
   }
   jsonl_sink sink(*a.trace);
-  if (!sink.ok()) throw sim::input_error(*a.trace, "a writable trace file", "cannot open it");
-  auto names = s.class_names();
+  if (!sink.error().empty()) throw output_error(*a.trace, "the trace file", sink.error());
+  // JSON strings, so any class name (quotes, backslashes) keeps each line valid JSON.
+  std::vector<std::string> names;
+  for (const auto& n : s.class_names()) names.push_back(nlohmann::json(n).dump());
   sink.class_names = &names;
   models::room rm(s, seed);
   rm.set_trace(&sink, std::move(filter));
   models::room_result r = rm.run();
-  if (!sink.commit())
-    throw sim::input_error(*a.trace, "a writable trace file", "could not write it");
+  if (auto why = sink.commit(); !why.empty()) throw output_error(*a.trace, "the trace file", why);
   return r;
 }
 
@@ -287,14 +279,16 @@ int run_command(const std::vector<std::string>& args) {
   if (format == "csv") text = reports::run_csv(result);
   if (a.series) {
     if (!write_atomically(*a.series, reports::queue_series_csv(result))) {
-      fmt::print(stderr, "waitroom: {}: could not write the series file\n", *a.series);
+      fmt::print(stderr, "waitroom: {}: could not write the series file ({})\n", *a.series,
+                 last_write_error());
       return exit_output;
     }
   }
   if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
   if (a.out) {
     if (!write_atomically(*a.out, text)) {
-      fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                 last_write_error());
       return exit_output;
     }
     fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out, users,
@@ -353,7 +347,14 @@ int compare_command(const std::vector<std::string>& args) {
     if (colon == std::string::npos || colon == 0 || colon + 1 >= v.size() || v[colon + 1] != '/')
       throw sim::input_error("--variant " + v, "NAME:/pointer=value[,/pointer=value...]",
                              "'" + v + "'");
-    names.push_back(v.substr(0, colon));
+    const std::string name = v.substr(0, colon);
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw sim::input_error("--variant " + v,
+                             name == "base" ? "a variant name other than 'base' (the scenario "
+                                              "as given is called that)"
+                                            : "a variant name not used by another --variant",
+                             "'" + name + "'" + (name == "base" ? "" : " again"));
+    names.push_back(name);
     common_args va = a;
     // Assignments are separated by ",/" so JSON values may contain commas.
     std::string rest = v.substr(colon + 1);
@@ -365,7 +366,7 @@ int compare_command(const std::vector<std::string>& args) {
     scenarios.push_back(load(va, a.scenario_path));
   }
   std::uint64_t seed = a.seed.value_or(scenarios.front().seed);
-  std::uint32_t reps = a.replications > 1 ? a.replications : 10;
+  const std::uint32_t reps = replications_or(a, 10);
   std::vector<std::vector<models::room_result>> runs;
   std::vector<const models::scenario*> ptrs;
   for (auto& s : scenarios) {
@@ -388,7 +389,7 @@ int estimate_command(const std::vector<std::string>& args) {
   if (!a.scenario_path) throw sim::input_error("waitroom estimate", "a SCENARIO file", "none");
   models::scenario s = load(a, a.scenario_path);
   if (a.seed) s.seed = *a.seed;
-  std::uint32_t reps = a.replications > 1 ? a.replications : 10;
+  const std::uint32_t reps = replications_or(a, 10);
   auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
   auto est = models::analytic_for(s);
   struct row {

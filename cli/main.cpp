@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,14 +10,16 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "import_command.hpp"
+#include "output_file.hpp"
 #include "redis_commands.hpp"
 #include "report_command.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int dispatch(std::vector<std::string> args) {
   using namespace waitroom::cli;
-  std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       fmt::print("{}", usage());
@@ -52,8 +55,33 @@ int main(int argc, char** argv) {
     // Every command reports bad input the same way: one line, exit code 2.
     fmt::print(stderr, "waitroom: {}\n", e.what());
     return exit_bad_input;
+  } catch (const output_error& e) {
+    fmt::print(stderr, "waitroom: {}\n", e.what());
+    return exit_output;
+  } catch (const std::system_error& e) {
+    // fmt::print throws this when standard output cannot be written (a full disk, /dev/full).
+    if (std::ferror(stdout)) {
+      fmt::print(stderr, "waitroom: standard output: could not write ({})\n", e.what());
+      return exit_output;
+    }
+    fmt::print(stderr, "waitroom: internal error: {}\n", e.what());
+    return exit_internal;
   } catch (const std::exception& e) {
     fmt::print(stderr, "waitroom: internal error: {}\n", e.what());
     return exit_internal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace waitroom::cli;
+  install_temp_file_cleanup();  // an interrupted run leaves no FILE.tmp.PID behind
+  const int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  // A result printed to a full disk or a closed pipe is a failed write, not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "waitroom: standard output: could not write the result\n");
+    return rc == exit_ok || rc == exit_sla_failed ? exit_output : rc;
+  }
+  return rc;
 }

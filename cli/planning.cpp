@@ -18,6 +18,7 @@
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "output_file.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
 #include "shard.hpp"
@@ -253,7 +254,12 @@ std::vector<axis> sweep_axes(const common_args& a) {
     auto eq = v.find('=');
     if (v.empty() || v[0] != '/' || eq == std::string::npos)
       throw sim::input_error("--vary " + v, "/pointer=START:STOP[:STEP]", "'" + v + "'");
-    axes.push_back({v.substr(0, eq), parse_range(v.substr(eq + 1), "--vary " + v)});
+    const std::string pointer = v.substr(0, eq);
+    for (const auto& ax : axes)
+      if (ax.pointer == pointer)
+        throw sim::input_error("--vary " + v, "each pointer in one --vary",
+                               "'" + pointer + "' again (the later axis would overwrite it)");
+    axes.push_back({pointer, parse_range(v.substr(eq + 1), "--vary " + v)});
   }
   return axes;
 }
@@ -275,7 +281,8 @@ int sweep_output(const common_args& a, const std::vector<axis>& axes,
   }
   for (const auto& p : points) j["points"].push_back(point_json(axes, p));
   if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
-    fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+    fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
+               last_write_error());
     return exit_output;
   }
   if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
@@ -305,19 +312,31 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
   for (auto& p : points) p.tables.assign(reps, {});
   std::vector<std::vector<bool>> seen(points.size(), std::vector<bool>(reps, false));
   for (std::size_t i = 0; i < shards.size(); ++i) {
-    const auto& units = shards[i]["units"];
-    const auto k = shards[i]["shard"].get<std::size_t>(), n = shards[i]["of"].get<std::size_t>();
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      const auto pt = units[u]["point"].get<std::size_t>();
-      const auto r = units[u]["replication"].get<std::size_t>();
-      const auto where = fmt::format("{}: /units/{}", paths[i], u);
-      if (pt >= points.size() || r >= reps || seen[pt][r] || (pt * reps + r) % n != k)
-        throw sim::input_error(
-            where, fmt::format("a (point, replication) of shard {} of {} given once", k, n),
-            fmt::format("point {}, replication {}", pt, r));
-      seen[pt][r] = true;
-      points[pt].tables[r] = table_from_json(
-          units[u]["table"], points[pt].scenario.classes.size() + 1, where + "/table");
+    try {
+      const auto& units = shards[i].at("units");
+      if (!units.is_array())
+        throw sim::input_error(paths[i] + ": /units", "an array of units", "something else");
+      const auto k = shards[i].at("shard").get<std::size_t>();
+      const auto n = shards[i].at("of").get<std::size_t>();
+      std::size_t expected = 0;  // units u = point * reps + replication with u mod n = k
+      for (std::size_t u = k; u < points.size() * reps; u += n) ++expected;
+      if (units.size() != expected)
+        throw sim::input_error(paths[i] + ": /units", fmt::format("{} units", expected),
+                               std::to_string(units.size()));
+      for (std::size_t u = 0; u < units.size(); ++u) {
+        const auto where = fmt::format("{}: /units/{}", paths[i], u);
+        const auto pt = unit_index(units[u], "point", points.size(), where);
+        const auto r = unit_index(units[u], "replication", reps, where);
+        if (seen[pt][r] || (pt * reps + r) % n != k)
+          throw sim::input_error(
+              where, fmt::format("a (point, replication) of shard {} of {} given once", k, n),
+              fmt::format("point {}, replication {}", pt, r));
+        seen[pt][r] = true;
+        points[pt].tables[r] = table_from_json(
+            units[u].at("table"), points[pt].scenario.classes.size() + 1, where + "/table");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw sim::input_error(paths[i], "a well-formed shard file written by waitroom", e.what());
     }
   }
   for (std::size_t pt = 0; pt < points.size(); ++pt)
@@ -349,7 +368,7 @@ int sweep_command(const std::vector<std::string>& args) {
   common_args a = parse_args("sweep", args, command_kind::sweep);
   if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
   auto axes = sweep_axes(a);
-  std::uint32_t reps = a.replications > 1 ? a.replications : 5;
+  const std::uint32_t reps = replications_or(a, 5);
   shard_spec shard = parse_shard(a.shard);
   auto points = run_grid(a, axes, {}, reps, shard, true);
   if (!a.shard) return sweep_output(a, axes, points, reps);
@@ -360,6 +379,7 @@ int sweep_command(const std::vector<std::string>& args) {
          {"shard", shard.index},        {"of", shard.count},
          {"args", sweep_args(a, reps)}, {"scenario_sha256", scenario_hash(base)},
          {"units", json::array()}};
+  j["sources"] = sources_json({*a.scenario_path});
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::size_t k = 0;
     for (std::uint32_t r = 0; r < reps; ++r)
@@ -370,8 +390,8 @@ int sweep_command(const std::vector<std::string>& args) {
 }
 
 int merge_command(const std::vector<std::string>& args) {
+  common_args m = parse_args("merge", args, command_kind::merge);
   try {
-    common_args m = parse_args("merge", args, command_kind::merge);
     if (m.scenario_paths.empty()) throw sim::input_error("waitroom merge", "shard files", "none");
     std::vector<json> shards;
     for (const auto& path : m.scenario_paths) {
@@ -383,7 +403,8 @@ int merge_command(const std::vector<std::string>& args) {
       shards.push_back(std::move(j));
     }
     const auto& paths = m.scenario_paths;
-    check_shard_set(paths, shards);  // one job's shards, each once
+    check_shard_set(paths, shards);   // one job's shards, each once
+    adopt_sources(m, paths, shards);  // the scenarios they ran, not the files as they are now
     const std::string command = shards.front().value("command", "sweep");
     if (command == "run") return merge_run(m, paths, shards);
     if (command == "check") return merge_check(m, paths, shards);
@@ -404,6 +425,9 @@ int merge_command(const std::vector<std::string>& args) {
     a.vary = args0["vary"].get<std::vector<std::string>>();
     if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
     const auto reps = args0["replications"].get<std::uint32_t>();
+    if (reps < 2 || reps > 100000)
+      throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
+                             std::to_string(reps));
     if (shards.front().contains("scenario_sha256"))
       check_base_hash(paths, shards, *a.scenario_path, base_hash(a, load(a, a.scenario_path)));
     auto axes = sweep_axes(a);
@@ -411,7 +435,10 @@ int merge_command(const std::vector<std::string>& args) {
     fill_tables(paths, shards, points, reps);
     return sweep_output(a, axes, points, reps);
   } catch (const nlohmann::json::exception& e) {
-    fmt::print(stderr, "waitroom: merge: a shard file is damaged ({})\n", e.what());
+    // The readers above name the file where they can; this is the last resort.
+    std::string files;
+    for (const auto& p : m.scenario_paths) files += (files.empty() ? "" : ", ") + p;
+    fmt::print(stderr, "waitroom: merge: one of {} is damaged ({})\n", files, e.what());
     return exit_bad_input;
   }
 }
@@ -471,6 +498,10 @@ plan_setup plan_prepare(const common_args& a) {
   for (std::size_t k = 0; k < a.knobs.size(); ++k) {
     if (a.knobs[k].empty() || a.knobs[k][0] != '/')
       throw sim::input_error("--knob " + a.knobs[k], "a JSON pointer", "'" + a.knobs[k] + "'");
+    for (const auto& ax : axes)
+      if (ax.pointer == a.knobs[k])
+        throw sim::input_error("--knob " + a.knobs[k], "two different knobs",
+                               "'" + a.knobs[k] + "' twice");
     axes.push_back({a.knobs[k], parse_range(a.ranges[k], "--range " + a.ranges[k])});
   }
   std::vector<std::pair<std::string, std::function<double(double)>>> ties;
@@ -488,7 +519,7 @@ plan_setup plan_prepare(const common_args& a) {
     throw sim::input_error("--search", "one --knob (the search bisects along it)",
                            fmt::format("{} knobs", axes.size()));
   // --replications overrides the sla block's count for every point.
-  const std::uint32_t reps = a.replications > 1 ? a.replications : base.sla->replications;
+  const std::uint32_t reps = replications_or(a, base.sla->replications);
   plan_setup out{axes, base, run_grid(a, axes, ties, reps, {}, false), {}, false, reps};
   for (const auto& p : out.points) {
     out.guess.push_back(closed_form_holds(p.scenario));
@@ -622,7 +653,8 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
   for (std::size_t i = 0; i < points.size(); ++i)
     if (ran[i]) simulated_points.push_back(points[i]);
   if (a.csv && !write_atomically(*a.csv, grid_csv(axes, simulated_points))) {
-    fmt::print(stderr, "waitroom: {}: could not write the CSV file\n", *a.csv);
+    fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
+               last_write_error());
     return exit_output;
   }
   const bool want_json = a.format.value_or("table") == "json";
@@ -689,6 +721,7 @@ int plan_shard(const common_args& a, plan_setup& setup) {
          {"shard", shard.index},  {"of", shard.count},
          {"args", plan_args(a)},  {"scenario_sha256", base_hash(a, setup.base)},
          {"units", json::array()}};
+  j["sources"] = sources_json({*a.scenario_path});
   for (std::size_t i = 0; i < setup.points.size(); ++i) {
     std::size_t k = 0;
     for (std::uint32_t r = 0; r < reps; ++r)
@@ -715,6 +748,7 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   a.ties = args["ties"].get<std::vector<std::string>>();
   if (!args["seed"].is_null()) a.seed = args["seed"].get<std::uint64_t>();
   a.replications = args.value("replications", 1u);
+  a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
   fill_tables(paths, shards, setup.points, setup.reps);

@@ -12,6 +12,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "output_file.hpp"
 #include "redis/error.hpp"
 #include "redis/load.hpp"
 #include "redis/mirror.hpp"
@@ -393,7 +394,8 @@ int redis_run_command(const std::vector<std::string>& args) {
     }
     if (a.out) {
       if (!write_atomically(*a.out, text)) {
-        fmt::print(stderr, "waitroom: {}: could not write the result file\n", *a.out);
+        fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                   last_write_error());
         return exit_output;
       }
     } else {
@@ -456,7 +458,11 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
     fmt::print(stderr, "waitroom: load: Redis kept up at no speed down to {:.4g}x: {}\n",
                r.probes.back().speed, r.limited_by);
   if (a.out) {
-    if (!write_atomically(*a.out, text)) return exit_output;
+    if (!write_atomically(*a.out, text)) {
+      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                 last_write_error());
+      return exit_output;
+    }
   } else {
     fmt::print("{}", text);
   }
@@ -521,7 +527,12 @@ int load_command(const std::vector<std::string>& args) {
         a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));
     std::string text = format == "json" ? to_json(r, a.opt, url.describe()).dump(2) + "\n"
                                         : to_table(r, a.opt, url.describe());
-    if (a.out) return write_atomically(*a.out, text) ? exit_ok : exit_output;
+    if (a.out) {
+      if (write_atomically(*a.out, text)) return exit_ok;
+      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                 last_write_error());
+      return exit_output;
+    }
     fmt::print("{}", text);
     return exit_ok;
   } catch (const redis::redis_error& e) {

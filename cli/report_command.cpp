@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/scenario/scenario.hpp"
+#include "output_file.hpp"
 #include "reports/html_report.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
@@ -33,7 +34,8 @@ options:
 int write_html(const std::string& path, const nlohmann::json& result, const std::string& source) {
   std::string page = reports::html_report(result, source, version);
   if (!write_atomically(path, page)) {
-    fmt::print(stderr, "waitroom: {}: could not write the HTML report\n", path);
+    fmt::print(stderr, "waitroom: {}: could not write the HTML report ({})\n", path,
+               last_write_error());
     return exit_output;
   }
   fmt::print(stderr, "waitroom: wrote {} ({} report, {} KB)\n", path,

@@ -8,6 +8,8 @@
 
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "models/scenario/json_reader.hpp"
+#include "output_file.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
@@ -177,7 +179,8 @@ std::string scenario_name_of(const std::optional<std::string>& path) {
 
 // Each unit of every shard exactly once: `total` units, unit u in shard u mod N.
 void check_units(const std::vector<std::string>& paths, const std::vector<json>& shards,
-                 std::size_t total, const std::function<std::size_t(const json&)>& unit_of) {
+                 std::size_t total,
+                 const std::function<std::size_t(const json&, const std::string&)>& unit_of) {
   std::vector<bool> seen(total, false);
   for (std::size_t i = 0; i < shards.size(); ++i)
     in_shard(paths[i], [&] {
@@ -190,7 +193,7 @@ void check_units(const std::vector<std::string>& paths, const std::vector<json>&
         throw sim::input_error(paths[i] + ": /units", fmt::format("{} units", expected),
                                units.is_array() ? fmt::format("{}", units.size()) : "no array");
       for (std::size_t j = 0; j < units.size(); ++j) {
-        const std::size_t u = unit_of(units[j]);
+        const std::size_t u = unit_of(units[j], fmt::format("{}: /units/{}", paths[i], j));
         if (u >= total || u % n != k || seen[u])
           throw sim::input_error(fmt::format("{}: /units/{}", paths[i], j),
                                  fmt::format("a unit of shard {} of {} given once", k, n),
@@ -201,6 +204,46 @@ void check_units(const std::vector<std::string>& paths, const std::vector<json>&
 }
 
 }  // namespace
+
+json sources_json(const std::vector<std::string>& scenario_paths) {
+  json out = json::object();
+  for (const auto& p : scenario_paths) {
+    const auto& src = source_of(p);
+    out[p] = {{"json", src.json}, {"dir", src.dir}};
+  }
+  return out;
+}
+
+void adopt_sources(common_args& m, const std::vector<std::string>& paths,
+                   const std::vector<json>& shards) {
+  const json* first = shards.front().contains("sources") ? &shards.front().at("sources") : nullptr;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const json* mine = shards[i].contains("sources") ? &shards[i].at("sources") : nullptr;
+    if ((first == nullptr) != (mine == nullptr) || (first && *first != *mine))
+      throw sim::input_error(paths[i], "a shard of the same scenario files as " + paths[0],
+                             "other scenario content in /sources");
+  }
+  if (first == nullptr) return;
+  in_shard(paths[0], [&] {
+    if (!first->is_object())
+      throw json::type_error::create(302, "/sources is not an object", first);
+    for (const auto& [path, src] : first->items())
+      m.embedded[path] = {src.at("json"), src.at("dir").get<std::string>()};
+  });
+}
+
+std::size_t unit_index(const json& unit, const char* key, std::size_t bound,
+                       const std::string& where) {
+  const std::string expected = fmt::format("a whole number below {}", bound);
+  if (!unit.is_object() || !unit.contains(key))
+    throw sim::input_error(where, fmt::format("a unit with '{}'", key), "none");
+  const json& v = unit.at(key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    throw sim::input_error(where + "/" + key, expected, models::describe(v));
+  const auto x = v.get<std::uint64_t>();
+  if (x >= bound) throw sim::input_error(where + "/" + key, expected, std::to_string(x));
+  return static_cast<std::size_t>(x);
+}
 
 models::metric_table table_from_json(const json& j, std::size_t rows, const std::string& where) {
   const std::size_t metrics = models::metric_row_width();  // values, bounds, counts
@@ -275,6 +318,7 @@ int run_shard(const common_args& a, const models::scenario& s) {
             {"seed", s.seed},
             {"replications", a.replications}};
   json j = shard_header("run", shard, std::move(args), scenario_hash(s));
+  if (a.scenario_path) j["sources"] = sources_json({*a.scenario_path});
   for (const auto& x : sums) {
     json waits = json::array();
     for (const auto& w : x.waits) waits.push_back(waits_json(w));
@@ -306,12 +350,16 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
     seed = args.at("seed").get<std::uint64_t>();
     reps = args.at("replications").get<std::uint32_t>();
   });
+  if (reps < 2 || reps > 100000)
+    throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
+                           std::to_string(reps));
   models::scenario s = load(a, a.scenario_path);
   s.seed = seed;
   for (std::size_t i = 0; i < shards.size(); ++i)
     check_hash(paths[i], shards[i], 0, s, scenario_name_of(a.scenario_path));
-  check_units(paths, shards, reps,
-              [](const json& u) { return u.at("replication").get<std::size_t>(); });
+  check_units(paths, shards, reps, [&](const json& u, const std::string& where) {
+    return unit_index(u, "replication", reps, where);
+  });
   const std::size_t rows = s.classes.size() + 1;
   std::vector<reports::replication_summary> sums(reps);
   for (std::size_t i = 0; i < shards.size(); ++i)
@@ -358,7 +406,8 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
     outcomes.emplace_back(&s, std::move(os));
   }
   if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
-    fmt::print(stderr, "waitroom: {}: could not write the JUnit file\n", *a.junit);
+    fmt::print(stderr, "waitroom: {}: could not write the JUnit file ({})\n", *a.junit,
+               last_write_error());
     return exit_output;
   }
   const auto result = reports::check_json(outcomes, version);
@@ -409,6 +458,7 @@ int check_shard(const common_args& a, const std::vector<models::scenario>& scena
             {"sets", a.sets},
             {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
   json j = shard_header("check", shard, std::move(args), std::move(hashes));
+  j["sources"] = sources_json(a.scenario_paths);
   for (std::size_t k = 0; k < mine.size(); ++k)
     j["units"].push_back(
         {{"scenario", mine[k].first}, {"replication", mine[k].second}, {"table", tables[k]}});
@@ -438,12 +488,9 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
     for (std::size_t k = 0; k < scenarios.size(); ++k)
       check_hash(paths[i], shards[i], k, scenarios[k], a.scenario_paths[k]);
   const auto offset = check_offsets(scenarios);
-  auto unit_of = [&](const json& u) {
-    const auto i = u.at("scenario").get<std::size_t>();
-    const auto r = u.at("replication").get<std::size_t>();
-    if (i >= scenarios.size() || r >= scenarios[i].sla->replications)
-      return std::numeric_limits<std::size_t>::max();
-    return offset[i] + r;
+  auto unit_of = [&](const json& u, const std::string& where) {
+    const auto i = unit_index(u, "scenario", scenarios.size(), where);
+    return offset[i] + unit_index(u, "replication", scenarios[i].sla->replications, where);
   };
   check_units(paths, shards, offset.back(), unit_of);
   std::vector<std::vector<models::metric_table>> tables(scenarios.size());

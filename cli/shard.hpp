@@ -48,6 +48,17 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
 // Throws input_error naming the offending shard file.
 void check_shard_set(const std::vector<std::string>& paths,
                      const std::vector<nlohmann::json>& shards);
+// The scenario files' content for a shard file ("sources": {path: {"json", "dir"}}), so
+// `merge` needs neither the files nor the same working directory.
+nlohmann::json sources_json(const std::vector<std::string>& scenario_paths);
+// Checks that every shard carries the same sources and hands them to load() through
+// m.embedded (shards written before sources were recorded: nothing, the files are read).
+void adopt_sources(common_args& m, const std::vector<std::string>& paths,
+                   const std::vector<nlohmann::json>& shards);
+// A unit's index field (point, replication, scenario): a whole number below `bound`.
+std::size_t unit_index(const nlohmann::json& unit, const char* key, std::size_t bound,
+                       const std::string& where);
+
 // A metric table from a shard file (NaN written as null), checked to have `rows` rows of
 // every metric; throws input_error naming `where`.
 models::metric_table table_from_json(const nlohmann::json& j, std::size_t rows,

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "reports/markup_escape.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::reports {
@@ -33,26 +34,7 @@ std::string script_safe(const std::string& text) {
 }
 
 std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return markup_escape(text);
 }
 
 std::string scenario_name(const json& result) {

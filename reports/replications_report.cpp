@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/sla/sla.hpp"
+#include "reports/markup_escape.hpp"
 #include "reports/report.hpp"
 
 namespace waitroom::reports {
@@ -228,26 +229,7 @@ std::string target_text(const models::scenario& s, const models::sla_target& t) 
 }
 
 std::string xml_escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return markup_escape(in);
 }
 }  // namespace
 

@@ -1,12 +1,15 @@
 #include "sim/arrivals.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
+#include <sstream>
+#include <unordered_map>
 
 #include "sim/input_error.hpp"
+#include "sim/text_file.hpp"
 
 namespace waitroom::sim {
 
@@ -117,16 +120,27 @@ std::vector<std::string_view> split_csv(std::string_view line) {
   return out;
 }
 
+bool is_header(const std::vector<std::string_view>& cols) {
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  return (cols.size() == 2 || cols.size() == 3) && lower(cols[0]) == "timestamp_s" &&
+         lower(cols[1]) == "class" && (cols.size() == 2 || lower(cols[2]) == "user_id");
+}
+
 }  // namespace
 
 std::vector<trace_record> read_trace_csv(const std::string& path,
                                          const std::vector<std::string>& class_names) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "a readable CSV trace file", "no such file or no permission");
+  std::istringstream in(read_text_file(path, "a CSV trace file"));
   std::vector<trace_record> out;
+  std::unordered_map<std::uint64_t, std::size_t> id_line;  // user id -> the line that gave it
   std::string line;
   std::size_t line_no = 0;
   double last_t = -1.0;
+  bool header_seen = false;
   std::string names;
   for (const auto& n : class_names) names += (names.empty() ? "" : ", ") + n;
   while (std::getline(in, line)) {
@@ -138,10 +152,17 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
     double t = 0.0;
     auto [p, ec] = std::from_chars(cols[0].data(), cols[0].data() + cols[0].size(), t);
     if (ec != std::errc{} || p != cols[0].data() + cols[0].size()) {
-      if (out.empty() && line_no == 1 && !cols[0].empty() && !std::isdigit(cols[0][0]) &&
-          cols[0][0] != '-')
-        continue;  // a header line
-      throw input_error(where, "a timestamp in seconds in column 1",
+      // Only the documented header, and only before the first record: anything else that is
+      // not a timestamp is a mistake, not a header to skip.
+      if (out.empty() && !header_seen && is_header(cols)) {
+        header_seen = true;
+        continue;
+      }
+      throw input_error(where,
+                        out.empty() && !header_seen
+                            ? "a timestamp in seconds in column 1, or the header "
+                              "timestamp_s,class[,user_id]"
+                            : "a timestamp in seconds in column 1",
                         "'" + std::string(cols[0]) + "'");
     }
     if (cols.size() < 2 || cols.size() > 3)
@@ -170,9 +191,16 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
       if (ec2 != std::errc{} || q != cols[2].data() + cols[2].size())
         throw input_error(where, "a non-negative integer user id in column 3",
                           "'" + std::string(cols[2]) + "'");
+      if (auto [it, fresh] = id_line.emplace(id, line_no); !fresh)
+        throw input_error(
+            where, "a user id not given on another line",
+            "user id " + std::to_string(id) + ", already on line " + std::to_string(it->second));
     }
     out.push_back({sim_time::from_seconds(t), cls, id});
   }
+  if (out.empty())
+    throw input_error(path, "at least one arrival (timestamp_s,class[,user_id])",
+                      "none (an empty trace would run with 0 users)");
   return out;
 }
 

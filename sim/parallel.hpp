@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -27,7 +28,15 @@ void parallel_for(std::size_t n, unsigned threads, F&& f) {
   };
   {
     std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    // A thread the system refuses (a process or memory limit) is one fewer worker: results
+    // do not depend on the thread count, and the calling thread always works.
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     work();
   }
   for (auto& e : errors)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/event_queue.hpp"
+#include "sim/input_error.hpp"
 
 namespace waitroom::sim {
 
@@ -67,6 +68,8 @@ class simulator {
       }
       if (executed_ >= stop.max_events) return stop_reason::max_events;
       event e = queue_.pop();
+      if (e.time_ns == sim_time::max().ns()) [[unlikely]]
+        beyond_clock(model, e);
       // The livelock guard costs a compare and an increment per event.
       if (e.time_ns != now_.ns()) {
         now_ = e.time();
@@ -81,6 +84,21 @@ class simulator {
   }
 
  private:
+  // An event whose time saturated the clock (durations adding up past about 292 years):
+  // bad input, since only a horizon could have stopped the run before it.
+  template <class Model>
+  [[noreturn, gnu::noinline, gnu::cold]] void beyond_clock(const Model& model, const event& e) {
+    std::string kind = std::to_string(e.kind);
+    if constexpr (requires { model.event_name(e.kind); }) kind = model.event_name(e.kind);
+    throw input_error(
+        "simulated time",
+        "a run that ends within the clock's range (about 292 years of simulated "
+        "time, int64 nanoseconds)",
+        "an event (" + kind + ") due beyond it, after t = " + std::to_string(now_.seconds()) + " s",
+        "shorter durations (release interval, sessions, patience, polling) or "
+        "/run/horizon_s");
+  }
+
   template <class Model>
   [[noreturn, gnu::noinline, gnu::cold]] void livelock(const Model& model, const event& e) {
     std::string kind = std::to_string(e.kind);

@@ -12,9 +12,11 @@ class sim_time {
  public:
   constexpr sim_time() = default;
   static constexpr sim_time from_ns(std::int64_t ns) { return sim_time{ns}; }
-  // Rounds to the nearest nanosecond; callers validate the range first.
-  static constexpr sim_time from_seconds(double s) { return sim_time{round_half_away(s * 1e9)}; }
-  static constexpr sim_time from_ms(double ms) { return sim_time{round_half_away(ms * 1e6)}; }
+  // Rounds to the nearest nanosecond. A time beyond the clock (about 292 years; a sampled
+  // duration can exceed what was validated) saturates at max(), which the run loop reports
+  // as an error when it is reached, instead of wrapping around to a negative time.
+  static constexpr sim_time from_seconds(double s) { return sim_time{to_ns(s * 1e9)}; }
+  static constexpr sim_time from_ms(double ms) { return sim_time{to_ns(ms * 1e6)}; }
   static constexpr sim_time max() { return sim_time{std::numeric_limits<std::int64_t>::max()}; }
 
   constexpr std::int64_t ns() const { return ns_; }
@@ -23,17 +25,40 @@ class sim_time {
   }  // exact for whole seconds
 
   constexpr auto operator<=>(const sim_time&) const = default;
-  constexpr sim_time operator+(sim_time o) const { return sim_time{ns_ + o.ns_}; }
+  // Saturating: a sum past the clock's range is max() (see from_seconds).
+  constexpr sim_time operator+(sim_time o) const { return sim_time{add_ns(ns_, o.ns_)}; }
   constexpr sim_time operator-(sim_time o) const { return sim_time{ns_ - o.ns_}; }
   constexpr sim_time& operator+=(sim_time o) {
-    ns_ += o.ns_;
+    ns_ = add_ns(ns_, o.ns_);
     return *this;
+  }
+
+  // Nanosecond arithmetic that saturates at the clock's ends instead of overflowing.
+  static constexpr std::int64_t add_ns(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+      return b > 0 ? std::numeric_limits<std::int64_t>::max()
+                   : std::numeric_limits<std::int64_t>::min();
+    return r;
+  }
+  static constexpr std::int64_t mul_ns(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+      return (a < 0) == (b < 0) ? std::numeric_limits<std::int64_t>::max()
+                                : std::numeric_limits<std::int64_t>::min();
+    return r;
   }
 
  private:
   // std::llround, inline: it was a libm call on every scheduled event (4% of the
   // instructions of a priority M/M/1). x - trunc(x) is exact for any double within the
   // int64 range, so halves round away from zero exactly as llround rounds them.
+  static constexpr std::int64_t to_ns(double x) {
+    constexpr double limit = 9.2e18;  // just inside the int64 range
+    if (!(x < limit)) return std::numeric_limits<std::int64_t>::max();  // NaN too
+    if (x <= -limit) return std::numeric_limits<std::int64_t>::min();
+    return round_half_away(x);
+  }
   static constexpr std::int64_t round_half_away(double x) {
     auto i = static_cast<std::int64_t>(x);
     const double frac = x - static_cast<double>(i);
@@ -50,5 +75,7 @@ class sim_time {
 
 // Largest time we accept from user input (about 292 years would overflow; 100 years is ample).
 inline constexpr double max_input_seconds = 100.0 * 365.0 * 86400.0;
+// The clock's range in seconds (int64 nanoseconds), for messages.
+inline constexpr double clock_range_seconds = 9.2e9;
 
 }  // namespace waitroom::sim

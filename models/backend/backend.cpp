@@ -23,10 +23,12 @@ backend::backend(const backend_spec& spec, sim::simulator& sim, rate_controller&
 bool backend::send(std::uint32_t user, std::uint32_t user_class, std::int64_t told_ns) {
   const std::int64_t now = sim_.now().ns();
   const double delay = std::max(0.0, spec_.arrival_delay_s.sample(reach_rng_));
-  const std::int64_t reach = told_ns + sim::sim_time::from_seconds(delay).ns();
+  const std::int64_t reach =
+      sim::sim_time::add_ns(told_ns, sim::sim_time::from_seconds(delay).ns());
   const bool no_show =
       spec_.no_show_probability > 0 && reach_rng_.uniform01() < spec_.no_show_probability;
-  const std::int64_t deadline = now + sim::sim_time::from_seconds(spec_.reclaim_s).ns();
+  const std::int64_t deadline =
+      sim::sim_time::add_ns(now, sim::sim_time::from_seconds(spec_.reclaim_s).ns());
   trace_.remember(user, user_class);
   if (no_show || reach > deadline) {  // the release is held until the deadline, then taken back
     ++(no_show ? result_.no_shows : result_.late);

@@ -360,7 +360,8 @@ std::int64_t poll_follower::poll(record& r, std::int64_t now_ns, const answer* f
   const std::uint64_t before_raw = r.raw, before_smoothed = r.smoothed;
   if (fresh) {
     r.interval_ns = counter.interval_at(now_ns);
-    r.next_lookup_ns = now_ns + counter.polls_per_lookup(r.interval_ns) * r.interval_ns;
+    r.next_lookup_ns = sim::sim_time::add_ns(
+        now_ns, sim::sim_time::mul_ns(counter.polls_per_lookup(r.interval_ns), r.interval_ns));
     r.raw = fresh->rank;
     r.eta = fresh->eta;
     // The server shows the smallest rank it computed for this user over the window.

@@ -27,7 +27,8 @@ void waiting_page::entered(std::uint32_t user, std::uint32_t user_class, std::in
   if (follower_ && follower_->follows(user)) {
     follower_->start(user, user_class, now);
     sim_.schedule(
-        sim::sim_time::from_ns(now + counter_.start_offset(user) + counter_.interval_at(now)),
+        sim::sim_time::from_ns(sim::sim_time::add_ns(
+            now, sim::sim_time::add_ns(counter_.start_offset(user), counter_.interval_at(now)))),
         p_sample, k_poll, user);
   }
 }
@@ -74,9 +75,10 @@ void waiting_page::on_poll(std::uint32_t user) {
   while (k < poll_queues_.size() && poll_queues_[k].interval_ns != next) ++k;
   if (k == poll_queues_.size()) poll_queues_.push_back({next, {}});
   auto& q = poll_queues_[k].users;
-  q.emplace_back(now + next, user);
+  const std::int64_t due = sim::sim_time::add_ns(now, next);
+  q.emplace_back(due, user);
   if (q.size() == 1)
-    sim_.schedule(sim::sim_time::from_ns(now + next), p_sample, k_poll_queue,
+    sim_.schedule(sim::sim_time::from_ns(due), p_sample, k_poll_queue,
                   static_cast<std::uint32_t>(k));
 }
 

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "models/scenario/json_reader.hpp"
+#include "models/scenario/json_text.hpp"
+#include "sim/text_file.hpp"
 
 namespace waitroom::models {
 
@@ -94,10 +96,20 @@ std::vector<user_class> read_classes(const object_reader& top) {
                     {"name", "share", "level", "offset_ms", "patience_s", "pay_later_probability"});
     user_class u;
     u.name = c.text("name", std::nullopt);
-    if (u.name.empty() || u.name.find_first_of(",\n\r") != std::string::npos)
-      c.fail("name", "a non-empty name without commas or newlines", "\"" + u.name + "\"");
+    if (u.name.empty() || u.name.find_first_of(",\n\r") != std::string::npos ||
+        std::any_of(u.name.begin(), u.name.end(),
+                    [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+      c.fail("name", "a non-empty name without commas, newlines or control characters",
+             describe(json(u.name)));
     if (!names.insert(u.name).second)
       c.fail("name", "a name not used by another class", "\"" + u.name + "\" again");
+    // "all" is everyone in reports and SLA targets: only a lone class (which is everyone)
+    // may be called that.
+    if (u.name == "all" && arr.size() > 1)
+      c.fail("name",
+             "a name other than 'all' when there are several classes ('all' is every class in "
+             "reports and sla targets)",
+             "\"all\"");
     u.share =
         c.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0});
     u.level = c.number("level", static_cast<double>(i), {0.0, 899.0});
@@ -128,7 +140,8 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
   r.only_when("rate_per_s", "for process", kind, "process", "poisson");
   r.only_when("segments", "for process", kind, "process", "piecewise");
   r.only_when("trace_file", "for process", kind, "process", "trace");
-  a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users));
+  // Fewer than 2^31 users in a run, the backlog included.
+  a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users - 1));
   if (kind == "poisson") {
     a.kind = arrival_kind::poisson;
     a.rate_per_s = r.number("rate_per_s", std::nullopt, {0.0, 1e9, true});
@@ -144,9 +157,20 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
       expected += seg.duration_s * seg.rate_per_s;
       a.segments.push_back(seg);
     }
+    double total_s = 0;
+    for (const auto& seg : a.segments) total_s += seg.duration_s;
+    if (total_s > max_seconds)
+      r.fail("segments",
+             fmt::format("segments lasting at most {:.0f} s together (100 years; "
+                         "the clock ends at about 292)",
+                         max_seconds),
+             fmt::format("{:.6g} s", total_s));
     if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
-      r.fail("segments", "fewer than 2^31 expected users in one run",
-             fmt::format("{:.3g} expected", expected));
+      r.fail("segments", "fewer than 2^31 expected users in one run (with backlog_users)",
+             a.backlog_users > 0 ? fmt::format("{:.3g} expected from the segments and {} in "
+                                               "the backlog",
+                                               expected, a.backlog_users)
+                                 : fmt::format("{:.3g} expected", expected));
   } else if (kind == "renewal") {
     a.kind = arrival_kind::renewal;
     a.interarrival_s = read_distribution(r, "interarrival_s");
@@ -814,7 +838,8 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   scenario s;
   s.name = top.text("name", std::nullopt);
   s.description = top.text("description", "");
-  s.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, std::int64_t{1} << 53));
+  s.seed =
+      static_cast<std::uint64_t>(top.integer("seed", 1, 0, static_cast<std::int64_t>(max_seed)));
   s.classes = read_classes(top);
   s.arrivals = read_arrivals(top, s.class_names(), base_dir);
   s.skus = read_skus(top);
@@ -862,73 +887,49 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   return s;
 }
 
-namespace {
-std::string line_column(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return fmt::format("line {}, column {}", line, col);
-}
-}  // namespace
-
 json parse_json_text(const std::string& text, const std::string& name) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    auto pos = what.find("syntax error");
-    std::string detail = pos == std::string::npos ? what : what.substr(pos);
-    throw sim::input_error(name + ": " + line_column(text, e.byte), "well-formed JSON", detail);
-  }
+  sim::check_text(text, name);
+  return parse_json_strict(text, name);
 }
 
 json read_json_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw sim::input_error(path, "a scenario file", "a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw sim::input_error(path, "a readable scenario file", "no such file or no permission");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_json_text(buf.str(), path);
+  return parse_json_strict(sim::read_text_file(path, "a scenario file"), path);
 }
 
 namespace {
-// j[p] = v pads an array with nulls up to the index: --set /classes/100000000/share=0.1
-// allocated gigabytes before validation refused it. An index may append (= the size), no more.
-void check_array_indices(const json& j, const std::string& ptr, const std::string& assignment) {
-  const json* at = &j;
-  std::string walked;
-  std::size_t pos = 1;
-  while (pos <= ptr.size() && at) {
-    const std::size_t next = std::min(ptr.find('/', pos), ptr.size());
-    const std::string token = ptr.substr(pos, next - pos);
-    if (at->is_array() && token != "-" && !token.empty() &&
-        token.find_first_not_of("0123456789") == std::string::npos) {
-      const std::size_t size = at->size();
-      if (token.size() > 18 || std::stoull(token) > size)
-        throw sim::input_error("--set " + assignment,
-                               fmt::format("an index into {} from 0 to {} ({} appends)",
-                                           walked.empty() ? "/" : walked, size, size),
-                               token);
-      at = std::stoull(token) < size ? &(*at)[std::stoull(token)] : nullptr;
-    } else if (at->is_object()) {
-      auto it = at->find(json::json_pointer("/" + token).back());
-      at = it != at->end() ? &*it : nullptr;
-    } else {
-      at = nullptr;
+
+// An array index beyond the end would make nlohmann pad the array with nulls (and allocate
+// for all of them): --set /classes/5/share on two classes then blamed /classes/2. Only an
+// existing index, or the one just past the end (or "-"), which appends.
+void check_override_path(const json& j, const json::json_pointer& p, const std::string& text) {
+  std::vector<std::string> tokens;
+  for (json::json_pointer q = p; !q.empty(); q = q.parent_pointer())
+    tokens.insert(tokens.begin(), q.back());
+  const json* at = &j;  // null once the path leaves what exists (it is created)
+  std::string so_far;
+  for (const auto& t : tokens) {
+    const std::string here = so_far.empty() ? "/" : so_far;
+    so_far.push_back('/');
+    so_far.append(json_pointer_escape(t));
+    if (at == nullptr || !at->is_array()) {
+      at = at != nullptr && at->is_object() && at->contains(t) ? &at->at(t) : nullptr;
+      continue;
     }
-    walked += "/" + token;
-    pos = next + 1;
+    const std::size_t size = at->size();
+    const std::string expected = fmt::format(
+        "an index from 0 to {} at {} (an array of {}; {} or - appends)", size, here, size, size);
+    std::size_t index = size;
+    if (t != "-") {
+      if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos ||
+          (t.size() > 1 && t[0] == '0'))
+        throw sim::input_error("--set " + text, expected, describe(json(t)));
+      index = std::stoul(t);
+    }
+    if (index > size) throw sim::input_error("--set " + text, expected, std::to_string(index));
+    at = index < size ? &at->at(index) : nullptr;
   }
 }
+
 }  // namespace
 
 void apply_override(json& j, const std::string& assignment) {
@@ -937,20 +938,17 @@ void apply_override(json& j, const std::string& assignment) {
     throw sim::input_error("--set", "/json/pointer=value", "'" + assignment + "'");
   std::string ptr = assignment.substr(0, eq);
   std::string value = assignment.substr(eq + 1);
-  json v;
-  try {
-    v = json::parse(value);
-  } catch (const json::parse_error&) {
-    v = value;  // a bare word is a string: --set /queue/policy=fifo
-  }
+  // A bare word is a string (--set /queue/policy=fifo); JSON too deep, with a repeated key
+  // or a number out of range is an error, not a string.
+  json v = looks_like_json(value) ? parse_json_strict(value, "--set " + ptr) : json(value);
   // null is not "absent" in a scenario: say how to remove a key rather than fail later.
   if (v.is_null())
     throw sim::input_error("--set " + assignment, "a JSON value other than null",
                            "null (to remove the key, use --unset " + ptr + ")");
   try {
     json::json_pointer p(ptr);
-    check_array_indices(j, ptr, assignment);
-    j[p] = v;
+    check_override_path(j, p, ptr);
+    j[p] = std::move(v);
   } catch (const json::exception& e) {
     throw sim::input_error("--set " + assignment, "a JSON pointer into the scenario", e.what());
   }

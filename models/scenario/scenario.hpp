@@ -177,6 +177,9 @@ struct scenario {
   std::vector<std::string> class_names() const;
 };
 
+// The largest seed (exact in a double, so the echoed scenario reads back the same).
+inline constexpr std::uint64_t max_seed = std::uint64_t{1} << 53;
+
 // Parses and validates. `file` names the source in errors; relative trace paths resolve
 // against `base_dir`. Throws sim::input_error.
 scenario parse_scenario(const nlohmann::json& j, const std::string& file,

@@ -193,7 +193,8 @@ sim::interval table_interval(const std::vector<metric_table>& ts, std::int32_t u
                              sla_metric m, double confidence) {
   std::vector<double> xs;
   for (const auto& t : ts)
-    xs.push_back(t[static_cast<std::size_t>(user_class + 1)][static_cast<std::size_t>(m)]);
+    // at(): a table of the wrong shape is a bug (readers check shapes), never a wild read.
+    xs.push_back(t.at(static_cast<std::size_t>(user_class + 1)).at(static_cast<std::size_t>(m)));
   return sim::mean_interval(xs, confidence);
 }
 

@@ -46,7 +46,7 @@ class aging {
           continue;
         }
       }
-      if (!q.moved.empty() && q.moved.front().since_ns + max_wait <= now) {
+      if (!q.moved.empty() && sim::sim_time::add_ns(q.moved.front().since_ns, max_wait) <= now) {
         const std::uint32_t u = q.moved.front().user;
         q.moved.pop_front();
         if (users_.alive(u) && users_.list_of(u) == l) move_up(u, l, moved);

@@ -1,0 +1,169 @@
+#include "output_file.hpp"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_support.hpp"
+
+namespace waitroom::cli {
+
+namespace {
+
+// The temporary files open now, for the signal handler. Fixed storage and lock-free atomics
+// only: the handler may run at any instruction, so it reads these and calls unlink(2) and
+// nothing else that is not async-signal-safe.
+constexpr std::size_t max_open_temps = 64;
+constexpr std::size_t max_temp_path = 4096;
+struct temp_slot {
+  std::atomic<bool> taken{false};  // claimed by an output_file
+  std::atomic<bool> live{false};   // path holds a file to remove
+  std::array<char, max_temp_path> path{};
+};
+std::array<temp_slot, max_open_temps> temp_slots;
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+int claim_slot(const std::string& path) {
+  if (path.size() >= max_temp_path) return -1;
+  for (std::size_t i = 0; i < temp_slots.size(); ++i) {
+    bool expected = false;
+    if (!temp_slots[i].taken.compare_exchange_strong(expected, true)) continue;
+    std::memcpy(temp_slots[i].path.data(), path.c_str(), path.size() + 1);
+    temp_slots[i].live.store(true);
+    return static_cast<int>(i);
+  }
+  return -1;  // more than 64 at once: not removed on a signal, still on every other path
+}
+
+void release_slot(int i) {
+  if (i < 0) return;
+  auto& s = temp_slots[static_cast<std::size_t>(i)];
+  s.live.store(false);
+  s.taken.store(false);
+}
+
+extern "C" void remove_temps_and_reraise(int sig) {
+  const int saved = errno;
+  for (auto& s : temp_slots)
+    if (s.live.load()) ::unlink(s.path.data());
+  // End the program as the signal would have (exit status 128 + sig for the shell).
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+  errno = saved;
+}
+
+std::string reason(int err) {
+  return std::strerror(err);
+}
+
+thread_local std::string last_error;
+
+}  // namespace
+
+void install_temp_file_cleanup() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)
+      continue;  // ignored on purpose (nohup): keep it so
+    struct sigaction act {};
+    act.sa_handler = remove_temps_and_reraise;
+    ::sigemptyset(&act.sa_mask);
+    ::sigaction(sig, &act, nullptr);
+  }
+}
+
+output_file::output_file(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) {
+    error_ = "an empty file name";
+    return;
+  }
+  namespace fs = std::filesystem;
+  struct stat st {};
+  struct stat lst {};
+  const bool is_link = ::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    error_ = "is a directory";
+    return;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device, FIFO or socket: write through it, as `>` does.
+    out_.open(path_, std::ios::binary | std::ios::out);
+    if (!out_) error_ = reason(errno);
+    return;
+  }
+  target_ = path_;
+  if (is_link) {
+    // Replace the link's target, not the link (a dangling link: the file it names).
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(path_, ec);
+    if (ec) {
+      error_ = ec.message();
+      return;
+    }
+    target_ = resolved.string();
+  }
+  tmp_ = target_ + ".tmp." + std::to_string(::getpid());
+  slot_ = claim_slot(tmp_);
+  out_.open(tmp_, std::ios::binary | std::ios::out | std::ios::trunc);
+  if (!out_) {
+    error_ = reason(errno);
+    release_slot(slot_);
+    slot_ = -1;
+    tmp_.clear();
+  }
+}
+
+output_file::~output_file() {
+  if (!committed_ && !tmp_.empty()) {
+    out_.close();
+    ::unlink(tmp_.c_str());
+  }
+  release_slot(slot_);
+}
+
+std::string output_file::commit() {
+  if (!error_.empty()) return error_;
+  out_.flush();
+  const int flush_errno = out_ ? 0 : errno;
+  out_.close();
+  if (!out_) {
+    error_ = flush_errno ? reason(flush_errno) : "the data could not be written (disk full?)";
+    return error_;
+  }
+  if (tmp_.empty()) {  // written through
+    committed_ = true;
+    return {};
+  }
+  if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
+    error_ = reason(errno);
+    return error_;  // the destructor removes the temporary file
+  }
+  committed_ = true;
+  release_slot(slot_);
+  slot_ = -1;
+  return {};
+}
+
+const std::string& last_write_error() {
+  return last_error;
+}
+
+bool write_atomically(const std::string& path, const std::string& text) {
+  output_file f(path);
+  if (!f.error().empty()) {
+    last_error = f.error();
+    return false;
+  }
+  f.stream() << text;
+  last_error = f.commit();
+  return last_error.empty();
+}
+
+}  // namespace waitroom::cli

@@ -1,0 +1,75 @@
+#include "sim/text_file.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/input_error.hpp"
+
+namespace waitroom::sim {
+
+namespace {
+
+bool starts_with(const std::string& s, std::initializer_list<unsigned char> bytes) {
+  if (s.size() < bytes.size()) return false;
+  std::size_t i = 0;
+  for (unsigned char b : bytes)
+    if (static_cast<unsigned char>(s[i++]) != b) return false;
+  return true;
+}
+
+}  // namespace
+
+void check_text(const std::string& text, const std::string& name) {
+  const char* expected = "UTF-8 text";
+  // Longest marks first: UTF-32 LE begins with UTF-16 LE's.
+  if (starts_with(text, {0xFF, 0xFE, 0x00, 0x00}) || starts_with(text, {0x00, 0x00, 0xFE, 0xFF}))
+    throw input_error(name, expected, "UTF-32 (a byte-order mark)", "save the file as UTF-8");
+  if (starts_with(text, {0xFF, 0xFE}) || starts_with(text, {0xFE, 0xFF}))
+    throw input_error(name, expected, "UTF-16 (a byte-order mark)", "save the file as UTF-8");
+  if (starts_with(text, {0xEF, 0xBB, 0xBF}))
+    throw input_error(name, "UTF-8 text without a byte-order mark",
+                      "a UTF-8 byte-order mark (EF BB BF) at the start",
+                      "save the file as UTF-8 without BOM");
+  if (const void* nul = std::memchr(text.data(), 0, text.size())) {
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(nul) - text.data());
+    // ASCII in UTF-16 has every other byte 0 (and /dev/zero every byte).
+    const bool utf16 = text.size() >= 2 && (text[0] == '\0') != (text[1] == '\0');
+    throw input_error(name, expected,
+                      utf16 ? "UTF-16 (NUL bytes between the letters)"
+                            : "a NUL byte at byte " + std::to_string(at) + " (a binary file?)",
+                      utf16 ? "save the file as UTF-8" : "");
+  }
+}
+
+std::string read_text_file(const std::string& path, const std::string& what,
+                           std::size_t max_bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path, what, "a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw input_error(path, "a readable " + what.substr(what.find(' ') + 1),
+                      "no such file or no permission");
+  std::string text;
+  std::string chunk(std::size_t{1} << 16, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    // Checked as it comes, so /dev/zero or a binary stream is refused at once.
+    if (std::memchr(chunk.data(), 0, got) != nullptr || text.empty()) {
+      std::string head = text + chunk.substr(0, got);
+      check_text(head, path);
+    }
+    if (text.size() + got > max_bytes)
+      throw input_error(path, what + " of at most " + std::to_string(max_bytes >> 20) + " MiB",
+                        "more (an endless stream?)");
+    text.append(chunk.data(), got);
+  }
+  if (in.bad())
+    throw input_error(path, "a readable " + what.substr(what.find(' ') + 1), "a read error");
+  check_text(text, path);
+  return text;
+}
+
+}  // namespace waitroom::sim

@@ -1,0 +1,18 @@
+#pragma once
+// Reads a whole input file (scenario, trace, shard, result) as UTF-8 text, refusing what is
+// not: a directory, a NUL byte (a binary file, /dev/zero), UTF-16 or UTF-32, a byte-order
+// mark, or more than `max_bytes` (an endless stream). Throws input_error naming the file.
+#include <cstddef>
+#include <string>
+
+namespace waitroom::sim {
+
+inline constexpr std::size_t max_input_file_bytes = std::size_t{1} << 30;  // 1 GiB
+
+// `what` names the expected file in errors: "a scenario file", "a CSV trace file".
+std::string read_text_file(const std::string& path, const std::string& what,
+                           std::size_t max_bytes = max_input_file_bytes);
+// The same checks on text already read (`name` in errors).
+void check_text(const std::string& text, const std::string& name);
+
+}  // namespace waitroom::sim
