@@ -71,11 +71,13 @@ std::string censored_table(
   out += "\n";
   for (const auto& [name, w] : rows) {
     out += fmt::format("{:<12} {:>9} {:>9}", name, w->censored_s.count(), models::bound_count(*w));
-    const models::stat_bounds b[] = {
-        models::mean_bounds(*w),           models::quantile_bounds(*w, 0.5),
-        models::quantile_bounds(*w, 0.9),  models::quantile_bounds(*w, 0.95),
-        models::quantile_bounds(*w, 0.99), models::quantile_bounds(*w, 0.999),
-        models::max_bounds(*w)};
+    const models::stat_bounds b[] = {models::mean_bounds(*w),
+                                     models::quantile_bounds(*w, 0.5),
+                                     models::quantile_bounds(*w, 0.9),
+                                     models::quantile_bounds(*w, 0.95),
+                                     models::quantile_bounds(*w, 0.99),
+                                     models::quantile_bounds(*w, 0.999),
+                                     models::max_bounds(*w)};
     for (std::size_t k = 0; k < std::size(b); ++k) {
       if (std::isnan(b[k].lower)) {
         out += fmt::format(" {:>10}", "-");
