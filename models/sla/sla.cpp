@@ -283,7 +283,10 @@ std::vector<sla_outcome> evaluate(const sla_spec& spec, const std::vector<metric
       o.released += x[3 * metrics + aux_released];
       if (std::isnan(x[m]) || std::isnan(x[metrics + m])) ++empty;
       lo.push_back(x[metrics + m]);
-      hi.push_back(x[2 * metrics + m]);
+      // An unbounded upper bound travels through shard files as null (JSON has no infinity)
+      // and comes back NaN: it is still unbounded, so merged verdicts read as unsharded ones.
+      const double upper = x[2 * metrics + m];
+      hi.push_back(std::isnan(upper) ? std::numeric_limits<double>::infinity() : upper);
     }
     const bool censored = lo != hi;
     // A metric with no data in some replication (a class nobody of which was released, a
