@@ -41,7 +41,8 @@ class event_queue {
     return false;
   }
 
-  void push(sim_time t, std::uint8_t phase, std::uint32_t kind, std::uint32_t arg) {
+  [[gnu::always_inline]] void push(sim_time t, std::uint8_t phase, std::uint32_t kind,
+                                   std::uint32_t arg) {
     const event e{t.ns(), (std::uint64_t{phase} << 56) | (seq_++ & sequence_mask), kind, arg};
     if (size_ == heap_.size()) grow();
     event* h = heap_.data();

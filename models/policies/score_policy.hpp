@@ -4,6 +4,7 @@
 // released first; equal scores fall back to the token bytes (Redis's tie-break).
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -30,24 +31,16 @@ struct score_policy {
   // to the token bytes, a random order). The minimum leaves every score unchanged.
   std::int64_t floor_ns = std::numeric_limits<std::int64_t>::min();
 
+  // Nanoseconds per unit, indexed by time_unit (a table: the score is computed per entry).
+  static constexpr std::int64_t per_unit_ns[] = {1'000'000'000, 1'000'000, 1'000, 60'000'000'000};
   static double unit_ns(time_unit u) {
-    switch (u) {
-      case time_unit::s:
-        return 1e9;
-      case time_unit::ms:
-        return 1e6;
-      case time_unit::us:
-        return 1e3;
-      case time_unit::min:
-        return 60e9;
-    }
-    return 1e6;
+    return static_cast<double>(per_unit_ns[static_cast<std::size_t>(u)]);
   }
 
   // Truncated timestamp, as `System.currentTimeMillis()/1000` would give.
   double timestamp(sim::sim_time t) const {
-    auto per = static_cast<std::int64_t>(unit_ns(unit));
-    return static_cast<double>(std::max(t.ns(), floor_ns) / per);
+    return static_cast<double>(std::max(t.ns(), floor_ns) /
+                               per_unit_ns[static_cast<std::size_t>(unit)]);
   }
 
   // `u` in [0, 1) is the user's own uniform draw for the random suffix; it is derived from

@@ -4,6 +4,7 @@
 // release order that choose the truncation point.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -17,7 +18,11 @@ class warmup {
   explicit warmup(const run_spec& r)
       : kind_(r.warmup),
         from_ns_(sim::sim_time::from_seconds(r.warmup_s).ns()),
-        customers_(r.warmup_customers) {}
+        customers_(r.warmup_customers),
+        counting_from_ns_(kind_ == warmup_kind::time                          ? from_ns_
+                          : kind_ == warmup_kind::customers && customers_ > 0 ? not_yet
+                                                                              : 0),
+        partial_from_ns_(counting_from_ns_ == 0 ? not_yet : counting_from_ns_) {}
 
   // A user released after wait_ns: true when its wait counts.
   bool record(std::int64_t entry_ns, std::int64_t wait_ns) {
@@ -57,17 +62,18 @@ class warmup {
   // When counting starts, once known: at once without a warm-up, at warmup_s, or at the
   // warmup_customers-th release (the room reports it with `ended_at` after each release).
   std::optional<std::int64_t> counted_from_ns() const {
-    switch (kind_) {
-      case warmup_kind::time:
-        return from_ns_;
-      case warmup_kind::customers:
-        return released_ >= customers_ ? std::optional<std::int64_t>(ended_ns_) : std::nullopt;
-      default:
-        return 0;
-    }
+    if (counting_from_ns_ == not_yet) return std::nullopt;
+    return counting_from_ns_;
   }
+  // For the area under the queue-length curve after the warm-up, on every queue change:
+  // the time from which a separate partial area is needed, or the latest time when none is
+  // (not known yet, or counting from 0, where the partial area equals the whole one).
+  std::int64_t partial_area_from() const { return partial_from_ns_; }
   void released_at(std::int64_t now_ns) {
-    if (kind_ == warmup_kind::customers && released_ == customers_) ended_ns_ = now_ns;
+    if (kind_ == warmup_kind::customers && released_ == customers_) {
+      counting_from_ns_ = now_ns;
+      partial_from_ns_ = now_ns == 0 ? not_yet : now_ns;
+    }
   }
   std::uint64_t dropped() const { return dropped_; }
   const std::vector<double>& batch_means() const { return batch_means_; }
@@ -77,7 +83,9 @@ class warmup {
   std::int64_t from_ns_;
   std::uint64_t customers_;
   std::uint64_t released_ = 0, dropped_ = 0;
-  std::int64_t ended_ns_ = 0;
+  static constexpr std::int64_t not_yet = std::numeric_limits<std::int64_t>::max();
+  std::int64_t counting_from_ns_;
+  std::int64_t partial_from_ns_;
   std::vector<double> batch_means_;
   double batch_sum_ = 0;
 };
