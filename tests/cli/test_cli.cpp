@@ -11,46 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// Every spawned program gets a time limit, so a hang fails the case with a message instead
-// of waiting for ctest's timeout (coreutils' timeout exits with 124 when it fires).
-constexpr int program_timeout_s = 60;
-constexpr int timed_out = 124;
-std::string bounded(const std::string& args) {
-  return "timeout -k 5 " + std::to_string(program_timeout_s) + " " + WAITROOM_BINARY + " " + args;
-}
-
+using outcome = waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::bounded;
+using waitroom::testing_support::slurp;
 outcome run(const std::string& args) {
-  static int n = 0;
-  // ctest runs each case in its own process, in parallel: the pid keeps files apart.
-  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::path out = dir / ("out" + std::to_string(n) + ".txt");
-  fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
-  std::string cmd = bounded(args) + " >" + out.string() + " 2>" + err.string() + " </dev/null";
-  int status = std::system(cmd.c_str());
-  if (WEXITSTATUS(status) == timed_out)
-    ADD_FAILURE() << "waitroom " << args << " ran longer than " << program_timeout_s << " s";
-  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+  return waitroom::testing_support::run_cli("cli", args);
 }
-
 std::string scenario(const std::string& name) {
-  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name;
+  return waitroom::testing_support::scenario_path(name);
 }
 
 }  // namespace

@@ -13,43 +13,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
+using outcome = waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::slurp;
 fs::path temp_dir() {
-  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_verdicts_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+  return waitroom::testing_support::process_temp_dir("verdicts");
 }
-
-// Every spawned program gets a time limit (coreutils' timeout exits 124 when it fires).
 outcome run(const std::string& args) {
-  static int n = 0;
-  const fs::path dir = temp_dir();
-  const fs::path out = dir / ("out" + std::to_string(n) + ".txt");
-  const fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
-  const std::string cmd = "timeout -k 5 60 " + std::string(WAITROOM_BINARY) + " " + args + " >" +
-                          out.string() + " 2>" + err.string() + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  EXPECT_NE(WEXITSTATUS(status), 124) << "waitroom " << args << " timed out";
-  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+  return waitroom::testing_support::run_cli("verdicts", args);
 }
-
 std::string scenario(const std::string& name) {
-  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name;
+  return waitroom::testing_support::scenario_path(name);
 }
 
 fs::path write_file(const std::string& name, const std::string& text) {

@@ -11,38 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
+using outcome = waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::slurp;
 fs::path temp_dir() {
-  fs::path dir = fs::path(testing::TempDir()) / ("waitroom_import_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+  return waitroom::testing_support::process_temp_dir("import");
 }
-
 outcome run(const std::string& args) {
-  static int n = 0;
-  const fs::path dir = temp_dir();
-  const fs::path out = dir / ("out" + std::to_string(n) + ".txt");
-  const fs::path err = dir / ("err" + std::to_string(n++) + ".txt");
-  const std::string cmd = "timeout -k 5 60 " + std::string(WAITROOM_BINARY) + " " + args + " >" +
-                          out.string() + " 2>" + err.string() + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  EXPECT_NE(WEXITSTATUS(status), 124) << "waitroom " << args << " ran longer than 60 s";
-  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+  return waitroom::testing_support::run_cli("import", args);
 }
 
 std::string sample(const std::string& name) {

@@ -21,21 +21,14 @@
 
 extern char** environ;
 
+#include "support/cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using outcome = waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::slurp;
 
 fs::path temp_dir(const std::string& name) {
   fs::path dir =
@@ -45,22 +38,13 @@ fs::path temp_dir(const std::string& name) {
   return dir;
 }
 
-// The program with a time limit (coreutils' timeout exits 124 when it fires); stdout to
-// `stdout_to` when given.
+// The program with a time limit; stdout to `stdout_to` when given.
 outcome run(const std::string& args, const std::string& stdout_to = {}) {
-  static int n = 0;
-  fs::path dir = temp_dir("run" + std::to_string(n++));
-  fs::path out = stdout_to.empty() ? dir / "out.txt" : fs::path(stdout_to);
-  fs::path err = dir / "err.txt";
-  std::string cmd = "timeout -k 5 60 " + std::string(WAITROOM_BINARY) + " " + args + " >" +
-                    out.string() + " 2>" + err.string() + " </dev/null";
-  int status = std::system(cmd.c_str());
-  if (WEXITSTATUS(status) == 124) ADD_FAILURE() << "waitroom " << args << " timed out";
-  return {WEXITSTATUS(status), stdout_to.empty() ? slurp(out) : "", slurp(err)};
+  return waitroom::testing_support::run_cli("inputs", args, stdout_to);
 }
 
 std::string scenario(const std::string& name) {
-  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name;
+  return waitroom::testing_support::scenario_path(name);
 }
 
 std::string write(const fs::path& p, const std::string& text) {
