@@ -490,70 +490,15 @@ void room::on_sample() {
                   k_sample);
 }
 
-// Nothing can leave, now or later: no pending event other than the periodic ones (tick,
-// sample, control look, the waiting page's refreshes and polls) could change the state, and
-// the state itself releases nobody. An empty reason: the run can still progress.
-std::string room::stall_reason() const {
-  if (returns_.in_flight()) return {};
-  const bool changing = sim_.queue().any_of([](const sim::event& e) {
-    switch (static_cast<event_kind>(e.kind)) {
-      case k_tick:
-      case k_sample:
-      case k_control:
-      case k_suggest:
-      case k_poll:
-      case k_poll_queue:
-        return false;
-      default:
-        return true;
-    }
-  });
-  if (changing) return {};
-  if (backend_ && !backend_->idle())
-    return "the backend has jobs and no worker to serve them, and no capacity change is "
-           "scheduled (/backend/capacity)";
-  if (queues_.total() == 0) return {};
-  if (sc_.release.mode == release_mode::concurrency)
-    return "no session is in progress to end and free a slot";
-  if (controller_.frozen_at_zero())
-    return "the rate controller's batch is 0 and no backend response can raise it "
-           "(/release/controller: factors and floor)";
-  if (selector_.starves(queues_.sizes()))
-    return "every list with users waiting has ratio weight 0 (/release/selection/weights)";
-  return {};
-}
-
 void room::check_stalled() {
-  const std::string why = stall_reason();
+  const std::string why = stall_reason(
+      {sim_.queue(), returns_.in_flight(), backend_ && !backend_->idle(), queues_.total(),
+       sc_.release.mode, controller_.frozen_at_zero(), selector_.starves(queues_.sizes())});
   if (why.empty()) return;
   throw stall_error("/run/horizon_s", "a run that can drain (or a horizon)",
                     fmt::format("nothing can leave after t = {:.3f} s with {} users waiting: {}",
                                 sim_.now().seconds(), queues_.total(), why),
                     "set /run/horizon_s to stop there and report the users still waiting");
-}
-
-room_result run_scenario(
-    const scenario& s, std::uint64_t seed, std::uint64_t replication,
-    const std::function<void(double, std::uint64_t, std::uint64_t)>& progress) {
-  if (s.run.warmup != warmup_kind::mser5) {
-    room r(s, seed, replication);
-    if (progress) r.set_progress(progress);
-    return r.run();
-  }
-  // MSER-5: run once to find the truncation point, then run the same replication again
-  // (same seed, same customers) dropping that many.
-  room first(s, seed, replication);
-  if (progress) first.set_progress(progress);
-  first.run();
-  const std::size_t batches = mser_truncation(first.batch_means());
-  scenario truncated = s;
-  truncated.run.warmup = batches ? warmup_kind::customers : warmup_kind::none;
-  truncated.run.warmup_customers = 5 * batches;
-  room second(truncated, seed, replication);
-  if (progress) second.set_progress(progress);
-  room_result out = second.run();
-  out.mser_truncation = 5 * batches;
-  return out;
 }
 
 }  // namespace waitroom::models

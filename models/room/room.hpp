@@ -23,6 +23,7 @@
 #include "models/release/selector.hpp"
 #include "models/release/serving_counter.hpp"
 #include "models/room/result.hpp"
+#include "models/room/stall.hpp"
 #include "models/room/warmup.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/trace/trace.hpp"
@@ -35,12 +36,6 @@
 #include "sim/simulator.hpp"
 
 namespace waitroom::models {
-
-// A run without a horizon in which nothing can ever leave: bad input (exit 2), with why.
-class stall_error : public sim::input_error {
- public:
-  using sim::input_error::input_error;
-};
 
 class room {
  public:
@@ -79,9 +74,8 @@ class room {
   void serve(std::uint64_t n);
   // max-size inlet: the counter moves up by the backend's responses since `before`.
   void exits_since(std::uint64_t before);
-  // A run without a horizon that can never drain: throws stall_error saying why (see .cpp).
+  // A run without a horizon that can never drain: throws stall_error saying why (stall.hpp).
   void check_stalled();
-  std::string stall_reason() const;
   void on_abandon(std::uint32_t user);
   // Releases up to n users by the selection policy; returns how many left the queue.
   std::uint64_t release(std::uint64_t n);
