@@ -13,22 +13,17 @@
 #include "models/room/room.hpp"
 #include "sim/input_error.hpp"
 #include "support/test_support.hpp"
+#include "support/trace_file.hpp"
 
 using namespace waitroom;
 using testing_support::scenario_from;
 
 namespace {
 
-struct trace_file {
-  std::filesystem::path path;
-  explicit trace_file(const std::string& text) {
-    const auto dir = std::filesystem::temp_directory_path() / "waitroom-serving-counter-test";
-    std::filesystem::create_directories(dir);
-    path = dir / ("trace-" + std::to_string(std::hash<std::string>{}(text)) + "-" +
-                  std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".csv");
-    std::ofstream(path) << text;
-  }
-  ~trace_file() { std::filesystem::remove(path); }
+// A temporary arrivals trace in this suite's folder.
+struct trace_file : testing_support::trace_file {
+  explicit trace_file(const std::string& text)
+      : testing_support::trace_file("serving-counter", text) {}
 };
 
 // FIFO at 1 µs, arrivals from `trace`, release {"mode": "serving_counter", <release>} and
