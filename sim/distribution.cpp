@@ -109,24 +109,8 @@ double distribution::second_moment() const {
 }
 
 const char* to_string(dist_kind k) {
-  switch (k) {
-    case dist_kind::deterministic:
-      return "deterministic";
-    case dist_kind::exponential:
-      return "exponential";
-    case dist_kind::uniform:
-      return "uniform";
-    case dist_kind::normal:
-      return "normal";
-    case dist_kind::lognormal:
-      return "lognormal";
-    case dist_kind::gamma:
-      return "gamma";
-    case dist_kind::erlang:
-      return "erlang";
-    case dist_kind::empirical:
-      return "empirical";
-  }
+  for (const auto& [kind, name] : dist_kind_names)
+    if (kind == k) return name.data();
   return "unknown";
 }
 

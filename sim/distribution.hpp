@@ -1,9 +1,11 @@
 #pragma once
 // Our own distributions (never std::*_distribution, whose output differs between
 // standard libraries). A distribution is a small value type dispatched by a switch.
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/random.hpp"
@@ -59,6 +61,17 @@ struct distribution {
  private:
   double sample_other(rng& r) const;
 };
+
+// Each kind's name in scenarios, in the order a reader lists them; to_string uses it too.
+inline constexpr std::array<std::pair<dist_kind, std::string_view>, 8> dist_kind_names{
+    {{dist_kind::deterministic, "deterministic"},
+     {dist_kind::exponential, "exponential"},
+     {dist_kind::uniform, "uniform"},
+     {dist_kind::normal, "normal"},
+     {dist_kind::lognormal, "lognormal"},
+     {dist_kind::gamma, "gamma"},
+     {dist_kind::erlang, "erlang"},
+     {dist_kind::empirical, "empirical"}}};
 
 const char* to_string(dist_kind k);
 
