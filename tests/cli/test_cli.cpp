@@ -474,6 +474,51 @@ TEST(Cli, ShardsOfAnEditedScenarioNeverMixNamingTheShard) {
   EXPECT_NE(bad.err.find(damaged), std::string::npos) << bad.err;
 }
 
+// A trace's CSV is the run's input though the scenario only names it: shards run on two
+// contents of the same CSV file never merge, and the shards of one content merge as before.
+TEST(Cli, ShardsOfADifferentTraceCsvNeverMerge) {
+  fs::path dir = fs::path(testing::TempDir()) / ("trace_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path csv = dir / "arrivals.csv", sc = dir / "trace.json";
+  std::ofstream(sc) << R"({"name": "t", "classes": [{"name": "vip", "share": 0.5},
+      {"name": "normal", "share": 0.5}], "arrivals": {"process": "trace",
+      "trace_file": "arrivals.csv"}, "release": {"mode": "tick", "interval_ms": 1000,
+      "batch": 1}})";
+  auto write_csv = [&](double step) {
+    std::ofstream f(csv);
+    f << "timestamp_s,class,user_id\n";
+    for (int i = 0; i < 40; ++i)
+      f << step * i << "," << (i % 3 ? "normal" : "vip") << "," << i + 1 << "\n";
+  };
+  const std::string args = "run " + sc.string() + " --replications 4";
+  write_csv(0.5);
+  auto first = run_shards(args, 2, dir, "a");
+  auto first_full = run(args + " --format json");
+  ASSERT_EQ(first_full.code, 0) << first_full.err;
+  write_csv(0.25);  // the same scenario file, other arrivals
+  auto second = run_shards(args, 2, dir, "b");
+  auto second_full = run(args + " --format json");
+  ASSERT_EQ(second_full.code, 0) << second_full.err;
+  EXPECT_NE(first_full.out, second_full.out);
+  // One shard of each content: refused, naming the shard of the other content.
+  auto mixed = run("merge " + first[0] + " " + second[1] + " --format json");
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find(second[1] + ": expected a shard of the same scenario content as " +
+                           first[0] + ", found another scenario sha256"),
+            std::string::npos)
+      << mixed.err;
+  EXPECT_EQ(mixed.out, "");
+  // All shards of the old content, after the CSV changed: the CSV is not in the shard files,
+  // so the merge cannot rebuild that content and refuses, naming a shard.
+  auto stale = run("merge " + first[0] + " " + first[1] + " --format json");
+  EXPECT_EQ(stale.code, 2);
+  EXPECT_NE(stale.err.find(first[0] + ": expected a shard of"), std::string::npos) << stale.err;
+  // The shards of the CSV as it is now merge to the unsharded run, byte for byte.
+  auto merged = run("merge " + second[1] + " " + second[0] + " --format json");
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, second_full.out);
+}
+
 TEST(Cli, ShardedCheckMergesToTheUnshardedVerdictAndJunit) {
   fs::path dir = fs::path(testing::TempDir()) / ("check_shards_" + std::to_string(::getpid()));
   fs::create_directories(dir);
