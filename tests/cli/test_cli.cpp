@@ -274,6 +274,22 @@ TEST(Cli, PlanSearchStartsFromTheClosedFormAndFindsTheGridsBoundary) {
   EXPECT_EQ(run(args + " --search --knob /release/slots --range 1:5:1").code, 2);
 }
 
+// plan --search is not sharded across processes (each probe depends on the last verdict):
+// a probe's replications run on threads instead, with the same bytes for any thread count.
+TEST(Cli, PlanSearchIsTheSameOnAnyThreadCount) {
+  const std::string args = "plan " + scenario("mmc_validation.json") +
+                           " --knob /arrivals/rate_per_s --range 2:3.8:0.2 --search --quiet"
+                           " --set /run/horizon_s=3000 --set /sla/replications=4 --format json";
+  auto one = run(args + " --threads 1");
+  auto two = run(args + " --threads 2");
+  auto three = run(args + " --threads 3");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_TRUE(nlohmann::json::parse(one.out)["search"].get<bool>());
+  EXPECT_LT(nlohmann::json::parse(one.out)["points"].size(), 10u);  // a search, not the grid
+  EXPECT_EQ(two.out, one.out);
+  EXPECT_EQ(three.out, one.out);
+}
+
 TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
   std::string args = "sweep " + scenario("clinic.json") +
@@ -656,6 +672,7 @@ TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
   auto search = run(args + " --search --shard 0/2");
   EXPECT_EQ(search.code, 2);
   EXPECT_NE(search.err.find("without --search"), std::string::npos) << search.err;
+  EXPECT_NE(search.err.find("--threads"), std::string::npos) << search.err;
   // A plan's shards and a sweep's never merge.
   auto sweep = run_shards(
       "sweep " + scenario("clinic.json") + " --vary /release/batch=5:6:1 --replications 2 --quiet",
