@@ -14,13 +14,16 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "models/analytic/queueing.hpp"
+#include "models/planning/first_guess.hpp"
+#include "models/planning/grid.hpp"
+#include "models/planning/pareto.hpp"
+#include "models/planning/search.hpp"
 #include "models/room/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "output_file.hpp"
 #include "report_command.hpp"
-#include "reports/check_report.hpp"
+#include "reports/plan_report.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
@@ -32,82 +35,8 @@ namespace {
 
 using nlohmann::json;
 
-struct axis {
-  std::string pointer;
-  std::vector<double> values;
-};
-
-double parse_number(const std::string& text, const std::string& where) {
-  try {
-    std::size_t used = 0;
-    double v = std::stod(text, &used);
-    if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument(text);
-    return v;
-  } catch (const std::exception&) {
-    throw sim::input_error(where, "a number", "'" + text + "'");
-  }
-}
-
-// "LO:HI[:STEP]" (STEP defaults to a 20th of the range) into the grid's values.
-std::vector<double> parse_range(const std::string& text, const std::string& where) {
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    std::size_t colon = text.find(':', start);
-    parts.push_back(text.substr(start, colon == std::string::npos ? colon : colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  if (parts.size() < 2 || parts.size() > 3)
-    throw sim::input_error(where, "START:STOP[:STEP]", "'" + text + "'");
-  double lo = parse_number(parts[0], where), hi = parse_number(parts[1], where);
-  double step = parts.size() == 3 ? parse_number(parts[2], where) : (hi - lo) / 20.0;
-  if (hi < lo || step <= 0 || (hi - lo) / step > 10000)
-    throw sim::input_error(where, "START <= STOP and a STEP > 0 giving at most 10,000 values",
-                           "'" + text + "'");
-  std::vector<double> out;
-  for (std::size_t i = 0;; ++i) {
-    double v = lo + static_cast<double>(i) * step;
-    if (v > hi + 1e-9 * std::max(1.0, std::abs(hi))) break;
-    out.push_back(std::round(v * 1e9) / 1e9);  // 0.1 * 3 reads 0.3
-  }
-  return out;
-}
-
-// A JSON number: integral values as integers, so integer keys (batch, slots) accept them.
-std::string json_number(double v) {
-  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(static_cast<std::int64_t>(v));
-  return json(v).dump();
-}
-
-// "/pointer=EXPR" with EXPR linear in x: x, c-x, c+x, x+c, x-c, c*x.
-std::function<double(double)> parse_tie(const std::string& expr, const std::string& where) {
-  auto x = expr.find('x');
-  if (x == std::string::npos || expr.find('x', x + 1) != std::string::npos)
-    throw sim::input_error(where, "an expression in x such as 30-x, x+5 or 2*x", "'" + expr + "'");
-  std::string left = expr.substr(0, x), right = expr.substr(x + 1);
-  if (left.empty() && right.empty()) return [](double v) { return v; };
-  if (right.empty() && !left.empty()) {
-    char op = left.back();
-    double c = parse_number(left.substr(0, left.size() - 1), where);
-    if (op == '-') return [c](double v) { return c - v; };
-    if (op == '+') return [c](double v) { return c + v; };
-    if (op == '*') return [c](double v) { return c * v; };
-  }
-  if (left.empty() && right.size() > 1) {
-    char op = right.front();
-    double c = parse_number(right.substr(1), where);
-    if (op == '-') return [c](double v) { return v - c; };
-    if (op == '+') return [c](double v) { return v + c; };
-    if (op == '*') return [c](double v) { return v * c; };
-  }
-  throw sim::input_error(where, "an expression in x such as 30-x, x+5 or 2*x", "'" + expr + "'");
-}
-
-struct point_result {
-  std::vector<double> values;
-  models::scenario scenario;
-  std::vector<models::metric_table> tables;  // one per replication (a shard: only its own)
-};
+using models::planning::axis;
+using point_result = models::planning::grid_point;
 
 // Runs this shard's replications of grid point i.
 void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
@@ -129,26 +58,17 @@ std::vector<point_result> run_grid(
     const common_args& a, const std::vector<axis>& axes,
     const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
     std::uint32_t replications, shard_spec shard, bool run) {
-  std::size_t total = 1;
-  for (const auto& ax : axes) total *= ax.values.size();
+  const std::size_t total = models::planning::grid_size(axes);
   if (total > 100000)
     throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
   std::vector<point_result> out;
   for (std::size_t i = 0; i < total; ++i) {
     common_args pa = a;
-    std::vector<double> values;
-    std::size_t rest = i;
-    std::vector<std::size_t> idx(axes.size());
-    for (std::size_t k = axes.size(); k-- > 0;) {
-      idx[k] = rest % axes[k].values.size();
-      rest /= axes[k].values.size();
-    }
-    for (std::size_t k = 0; k < axes.size(); ++k) {
-      double v = axes[k].values[idx[k]];
-      values.push_back(v);
-      pa.sets.push_back(axes[k].pointer + "=" + json_number(v));
-    }
-    for (const auto& [ptr, f] : ties) pa.sets.push_back(ptr + "=" + json_number(f(values.front())));
+    const std::vector<double> values = models::planning::grid_values(axes, i);
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      pa.sets.push_back(axes[k].pointer + "=" + models::planning::json_number(values[k]));
+    for (const auto& [ptr, f] : ties)
+      pa.sets.push_back(ptr + "=" + models::planning::json_number(f(values.front())));
     models::scenario s = load(pa, a.scenario_path);
     if (a.seed) s.seed = *a.seed;
     out.push_back({values, std::move(s), {}});
@@ -158,86 +78,6 @@ std::vector<point_result> run_grid(
   for (std::size_t i = 0; i < total; ++i) {
     run_point(a, out[i], i, replications, shard);
     bar.step(i + 1);
-  }
-  return out;
-}
-
-constexpr models::sla_metric reported[] = {models::sla_metric::mean_wait_s,
-                                           models::sla_metric::p95_wait_s,
-                                           models::sla_metric::refused_share};
-
-json point_json(const std::vector<axis>& axes, const point_result& p) {
-  json j;
-  for (std::size_t k = 0; k < axes.size(); ++k) j["values"][axes[k].pointer] = p.values[k];
-  j["classes"] = json::array();
-  for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c) {
-    json cj{{"class",
-             c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name}};
-    for (auto m : reported) {
-      auto iv = models::table_interval(p.tables, c, m, 0.95);
-      cj[models::to_string(m)] = {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
-    }
-    j["classes"].push_back(cj);
-  }
-  if (p.scenario.sla) {
-    bool pass = true;
-    j["targets"] = json::array();
-    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
-      pass = pass && o.pass;
-      j["targets"].push_back(reports::sla_outcome_json(p.scenario, o));
-    }
-    j["sla_holds"] = pass;
-  }
-  return j;
-}
-
-std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_result>& points) {
-  std::string out;
-  for (const auto& ax : axes) out += ax.pointer + ",";
-  out += "class,metric,estimate,ci_low,ci_high\n";
-  for (const auto& p : points)
-    for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c)
-      for (auto m : reported) {
-        auto iv = models::table_interval(p.tables, c, m, 0.95);
-        for (double v : p.values) out += fmt::format("{},", v);
-        out += fmt::format(
-            "{},{},{},{},{}\n",
-            c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
-            models::to_string(m), iv.mean, iv.lo(), iv.hi());
-      }
-  return out;
-}
-
-// The grid for people: one line per point and class, waits with their intervals.
-std::string grid_table(const std::vector<axis>& axes, const std::vector<point_result>& points,
-                       std::uint32_t reps) {
-  std::string out = fmt::format("{} replications a point, 95% intervals\n\n", reps);
-  std::size_t w = 10;
-  for (const auto& ax : axes) w = std::max(w, ax.pointer.size());
-  for (const auto& ax : axes) out += fmt::format("{:>{}} ", ax.pointer, w);
-  out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
-                     "p95 wait (s)", "refused share");
-  auto cell = [](const sim::interval& iv) {
-    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", iv.mean, iv.lo(), iv.hi());
-  };
-  for (const auto& p : points) {
-    bool pass = true;
-    if (p.scenario.sla)
-      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
-    const auto nc = static_cast<std::int32_t>(p.scenario.classes.size());
-    for (std::int32_t c = nc > 1 ? -1 : 0; c < nc; ++c) {
-      const bool first = c == (nc > 1 ? -1 : 0);
-      for (std::size_t k = 0; k < axes.size(); ++k)
-        out += first ? fmt::format("{:>{}} ", p.values[k], w) : fmt::format("{:>{}} ", "", w);
-      out += fmt::format(
-          "{:<10} {:>26} {:>26} {:>24}",
-          c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
-          cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
-          cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
-          cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
-      if (first && p.scenario.sla) out += pass ? "   holds" : "   fails";
-      out += "\n";
-    }
   }
   return out;
 }
@@ -259,7 +99,7 @@ std::vector<axis> sweep_axes(const common_args& a) {
       if (ax.pointer == pointer)
         throw sim::input_error("--vary " + v, "each pointer in one --vary",
                                "'" + pointer + "' again (the later axis would overwrite it)");
-    axes.push_back({pointer, parse_range(v.substr(eq + 1), "--vary " + v)});
+    axes.push_back({pointer, models::planning::parse_range(v.substr(eq + 1), "--vary " + v)});
   }
   return axes;
 }
@@ -279,8 +119,8 @@ int sweep_output(const common_args& a, const std::vector<axis>& axes,
     j["scenario_name"] = points.front().scenario.name;
     j["seed"] = points.front().scenario.seed;
   }
-  for (const auto& p : points) j["points"].push_back(point_json(axes, p));
-  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, points))) {
+  for (const auto& p : points) j["points"].push_back(reports::point_json(axes, p));
+  if (a.csv && !write_atomically(*a.csv, reports::grid_csv(axes, points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
                last_write_error());
     return exit_output;
@@ -288,7 +128,7 @@ int sweep_output(const common_args& a, const std::vector<axis>& axes,
   if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
   // A table on a terminal, JSON for files and pipes (what scripts have always read).
   const bool table = a.format.value_or(!a.out && ::isatty(1) ? "table" : "json") == "table";
-  return write_or_print(a, table ? grid_table(axes, points, reps) : j.dump(2) + "\n");
+  return write_or_print(a, table ? reports::sweep_table(axes, points, reps) : j.dump(2) + "\n");
 }
 
 // What a shard file must record to rebuild the grid at merge time.
@@ -443,39 +283,6 @@ int merge_command(const std::vector<std::string>& args) {
   }
 }
 
-// The closed form's verdict on a point's mean-wait targets (point values, no interval), or
-// none where no closed form applies or no target is a mean wait it gives. The first guess
-// of `plan`; other targets are not judged by it.
-std::optional<bool> closed_form_holds(const models::scenario& s) {
-  const auto est = models::analytic_for(s);
-  if (!est.estimate && !est.unstable) return std::nullopt;
-  bool any = false, holds = true;
-  for (const auto& t : s.sla->targets) {
-    if (t.metric != models::sla_metric::mean_wait_s) continue;
-    double w = std::numeric_limits<double>::infinity();  // unstable: waits grow without bound
-    if (est.estimate) {
-      const auto& e = *est.estimate;
-      if (t.user_class >= 0 && e.overall_only) continue;
-      if (t.user_class >= 0) {
-        w = e.mean_wait_s[static_cast<std::size_t>(t.user_class)];
-      } else if (e.overall_only) {
-        w = e.mean_wait_s[0];
-      } else {  // everyone: the classes' waits weighted by their arrival shares
-        double sum = 0, shares = 0;
-        for (std::size_t c = 0; c < s.classes.size(); ++c) {
-          sum += s.classes[c].share * e.mean_wait_s[c];
-          shares += s.classes[c].share;
-        }
-        w = sum / shares;
-      }
-    }
-    any = true;
-    if ((t.max && w > *t.max) || (t.min && w < *t.min)) holds = false;
-  }
-  if (!any) return std::nullopt;
-  return holds;
-}
-
 namespace {
 
 // A plan's grid, its points' scenarios (not yet simulated) and the closed form's guesses.
@@ -502,7 +309,8 @@ plan_setup plan_prepare(const common_args& a) {
       if (ax.pointer == a.knobs[k])
         throw sim::input_error("--knob " + a.knobs[k], "two different knobs",
                                "'" + a.knobs[k] + "' twice");
-    axes.push_back({a.knobs[k], parse_range(a.ranges[k], "--range " + a.ranges[k])});
+    axes.push_back(
+        {a.knobs[k], models::planning::parse_range(a.ranges[k], "--range " + a.ranges[k])});
   }
   std::vector<std::pair<std::string, std::function<double(double)>>> ties;
   for (const auto& t : a.ties) {
@@ -510,7 +318,7 @@ plan_setup plan_prepare(const common_args& a) {
     if (t.empty() || t[0] != '/' || eq == std::string::npos)
       throw sim::input_error("--tie " + t, "/pointer=EXPR (EXPR in x, the first knob)",
                              "'" + t + "'");
-    ties.emplace_back(t.substr(0, eq), parse_tie(t.substr(eq + 1), "--tie " + t));
+    ties.emplace_back(t.substr(0, eq), models::planning::parse_tie(t.substr(eq + 1), "--tie " + t));
   }
   models::scenario base = load(a, a.scenario_path);
   if (!base.sla)
@@ -522,16 +330,10 @@ plan_setup plan_prepare(const common_args& a) {
   const std::uint32_t reps = replications_or(a, base.sla->replications);
   plan_setup out{axes, base, run_grid(a, axes, ties, reps, {}, false), {}, false, reps};
   for (const auto& p : out.points) {
-    out.guess.push_back(closed_form_holds(p.scenario));
+    out.guess.push_back(models::planning::closed_form_holds(p.scenario));
     out.any_guess = out.any_guess || out.guess.back().has_value();
   }
   return out;
-}
-
-bool point_holds(const point_result& p) {
-  bool pass = true;
-  for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
-  return pass;
 }
 
 // The plan's table (or map), verdict lines and CSV from the points simulated (ran[i]): the
@@ -539,120 +341,16 @@ bool point_holds(const point_result& p) {
 int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
                 const std::string& search_note) {
   const auto& [axes, base, points, guess, any_guess, reps] = setup;
-  auto sla_holds = point_holds;
-  std::string out =
-      fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
-                  base.sla->targets.size(), base.sla->confidence * 100, reps);
-  std::vector<bool> holds;
-  for (std::size_t i = 0; i < points.size(); ++i) holds.push_back(ran[i] && sla_holds(points[i]));
-  std::vector<bool> pareto(points.size(), false);
-  if (axes.size() == 1) {
-    // Mean waits of the first two classes, and which points are Pareto-optimal for them.
-    const std::size_t nc = std::min<std::size_t>(2, base.classes.size());
-    auto mean = [&](std::size_t i, std::size_t c) {
-      return models::table_interval(points[i].tables, static_cast<std::int32_t>(c),
-                                    models::sla_metric::mean_wait_s, base.sla->confidence);
-    };
-    // One column per SLA target: its metric's estimate and interval, "!" where it fails, so a
-    // "fails" row says which target failed and by how much.
-    const auto& targets = base.sla->targets;
-    std::vector<std::string> target_heads;
-    std::size_t width = 24;
-    for (const auto& t : targets) {
-      std::string h = fmt::format(
-          "{} {} {}",
-          t.user_class < 0 ? "all" : base.classes[static_cast<std::size_t>(t.user_class)].name,
-          models::to_string(t.metric),
-          t.max ? fmt::format("<= {}", *t.max) : fmt::format(">= {}", *t.min));
-      width = std::max(width, h.size());
-      target_heads.push_back(std::move(h));
-    }
-    out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
-    for (const auto& h : target_heads) out += fmt::format(" {:>{}}", h, width);
-    out += "   SLA   Pareto";
-    out += any_guess ? "  closed form\n" : "\n";
-    std::vector<double> feasible;
-    std::size_t simulated = 0;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!ran[i]) continue;
-      ++simulated;
-      bool dominated = false;
-      for (std::size_t k = 0; k < points.size() && nc == 2 && !dominated; ++k) {
-        if (k == i || !ran[k]) continue;
-        double a0 = mean(k, 0).mean, a1 = mean(k, 1).mean, b0 = mean(i, 0).mean,
-               b1 = mean(i, 1).mean;
-        dominated = a0 <= b0 && a1 <= b1 && (a0 < b0 || a1 < b1);
-      }
-      out += fmt::format("{:>12}", points[i].values[0]);
-      for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
-        out += fmt::format(" {:>{}}",
-                           fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean,
-                                       o.estimate.lo(), o.estimate.hi(),
-                                       o.pass                                        ? "  "
-                                       : o.verdict == models::sla_verdict::undecided ? " ?"
-                                                                                     : " !"),
-                           width);
-      pareto[i] = nc == 2 && !dominated;
-      out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", pareto[i] ? "*" : "");
-      if (any_guess) out += !guess[i] ? "  -" : *guess[i] ? "  holds" : "  fails";
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      out += "\n";
-      if (holds[i]) feasible.push_back(points[i].values[0]);
-    }
-    out += fmt::format(
-        "(each target: estimate [{:.0f}% interval], ! where it fails, ? where it is undecided "
-        "(users still waiting at the end, or no data); Pareto: on the "
-        "mean waits of the first two classes)\n",
-        base.sla->confidence * 100);
-    if (any_guess) {
-      // The closed form judges the mean-wait targets only, from point values.
-      std::vector<double> guessed;
-      for (std::size_t i = 0; i < points.size(); ++i)
-        if (guess[i] == true) guessed.push_back(points[i].values[0]);
-      out +=
-          guessed.empty()
-              ? "\nclosed-form first guess: no value meets the mean-wait targets\n"
-              : fmt::format("\nclosed-form first guess: the mean-wait targets hold from {} to {}\n",
-                            guessed.front(), guessed.back());
-    }
-    if (a.search) {
-      out += "\n" + search_note;
-      if (search_note.rfind("every SLA holds", 0) == 0) {
-        // The bisection's answer stands; the table shows the values it simulated.
-      } else if (feasible.empty()) {
-        out += fmt::format("no value of {} in the range meets every SLA\n", axes[0].pointer);
-      }
-    }
-    if (!a.search || search_note.rfind("every SLA holds", 0) != 0) {
-      if (feasible.empty()) {
-        if (!a.search)
-          out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
-      } else {
-        auto first = std::find(holds.begin(), holds.end(), true);
-        auto last = std::find(holds.rbegin(), holds.rend(), true).base();
-        bool contiguous = std::find(first, last, false) == last;
-        out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
-                           axes[0].pointer, feasible.front(), feasible.back(), feasible.size(),
-                           simulated, contiguous ? "" : "; not contiguous, see the table");
-      }
-    }
-  } else {
-    out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
-                       axes[0].pointer, axes[1].pointer);
-    out += fmt::format("{:>10} ", "");
-    for (double v : axes[1].values) out += fmt::format("{:>8}", v);
-    out += "\n";
-    for (std::size_t r = 0; r < axes[0].values.size(); ++r) {
-      out += fmt::format("{:>10} ", axes[0].values[r]);
-      for (std::size_t c = 0; c < axes[1].values.size(); ++c)
-        out += fmt::format("{:>8}", holds[r * axes[1].values.size() + c] ? "#" : ".");
-      out += "\n";
-    }
-  }
+  const std::vector<bool> pareto = axes.size() == 1
+                                       ? models::planning::mean_wait_front(
+                                             points, ran, base.classes.size(), base.sla->confidence)
+                                       : std::vector<bool>(points.size(), false);
+  const std::string out = reports::plan_table(
+      {axes, base, points, guess, any_guess, reps, ran, pareto, a.search, search_note});
   std::vector<point_result> simulated_points;  // --search: only the values it simulated
   for (std::size_t i = 0; i < points.size(); ++i)
     if (ran[i]) simulated_points.push_back(points[i]);
-  if (a.csv && !write_atomically(*a.csv, grid_csv(axes, simulated_points))) {
+  if (a.csv && !write_atomically(*a.csv, reports::grid_csv(axes, simulated_points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
                last_write_error());
     return exit_output;
@@ -675,7 +373,7 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
     for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (!ran[i]) continue;
-      json pj = point_json(axes, points[i]);
+      json pj = reports::point_json(axes, points[i]);
       if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
       if (guess[i]) pj["closed_form_holds"] = *guess[i];
       j["points"].push_back(std::move(pj));
@@ -702,8 +400,9 @@ int plan_shard(const common_args& a, plan_setup& setup) {
   if (a.search)
     throw sim::input_error("--shard",
                            "a grid plan without --search (the search picks each value from the "
-                           "last verdict, so its work cannot be split in advance; shard the grid "
-                           "plan, or each probe's replications with check --shard)",
+                           "last verdict, so its work cannot be split in advance; a probe's "
+                           "replications run on --threads threads; shard the grid plan, or one "
+                           "probe's replications with check --shard)",
                            "--search");
   if ((a.format && *a.format != "json") || a.html)
     throw sim::input_error(a.html ? "--html" : "--format",
@@ -763,59 +462,23 @@ int plan_command(const std::vector<std::string>& args) {
   if (a.shard) return plan_shard(a, setup);
   auto& points = setup.points;
   const auto& axes = setup.axes;
-  const auto& guess = setup.guess;
-  auto sla_holds = point_holds;
   // Which points were simulated: all of them, or (--search) those the bisection needed.
   std::vector<bool> ran(points.size(), false);
-  std::string search_note;
   auto simulate = [&](std::size_t i) {
-    if (ran[i]) return sla_holds(points[i]);
-    run_point(a, points[i], i, setup.reps, {});
-    ran[i] = true;
-    return sla_holds(points[i]);
+    if (!ran[i]) {
+      run_point(a, points[i], i, setup.reps, {});
+      ran[i] = true;
+    }
+    return models::planning::point_holds(points[i]);
   };
-  std::optional<std::size_t> start;  // a point the closed form says meets the mean-wait targets
+  std::string search_note;
+  bool bisected = false;
   if (a.search) {
-    std::vector<std::size_t> good;
-    for (std::size_t i = 0; i < guess.size(); ++i)
-      if (guess[i] == true) good.push_back(i);
-    if (!good.empty()) start = good[good.size() / 2];
-    if (!start)
-      search_note = "no closed-form first guess here: every value was simulated\n";
-    else if (!simulate(*start))
-      search_note =
-          fmt::format("the first guess ({}) fails in simulation: every value was simulated\n",
-                      points[*start].values[0]);
+    const auto outcome = models::planning::search_feasible(setup.guess, simulate);
+    search_note = reports::search_note(outcome, axes);
+    bisected = outcome.kind == models::planning::search_kind::bisected;
   }
-  if (a.search && search_note.empty()) {
-    // Bisection on each side of the first guess, assuming the values where every SLA holds
-    // form one interval.
-    std::size_t left = 0, right = points.size() - 1;
-    if (!simulate(0)) {
-      std::size_t bad = 0, ok = *start;
-      while (ok - bad > 1) {
-        const std::size_t mid = bad + (ok - bad) / 2;
-        (simulate(mid) ? ok : bad) = mid;
-      }
-      left = ok;
-    }
-    if (!simulate(points.size() - 1)) {
-      std::size_t ok = *start, bad = points.size() - 1;
-      while (bad - ok > 1) {
-        const std::size_t mid = ok + (bad - ok) / 2;
-        (simulate(mid) ? ok : bad) = mid;
-      }
-      right = ok;
-    }
-    std::size_t simulated = 0;
-    for (bool r : ran) simulated += r;
-    search_note = fmt::format(
-        "every SLA holds for {} from {} to {} (bisection from the closed form's first guess "
-        "{}: {} of {} values simulated; it assumes the values where every SLA holds form one "
-        "interval)\n",
-        axes[0].pointer, points[left].values[0], points[right].values[0], points[*start].values[0],
-        simulated, points.size());
-  } else {
+  if (!bisected) {
     progress bar(points.size(), a.quiet);
     for (std::size_t i = 0; i < points.size(); ++i) {
       simulate(i);

@@ -42,7 +42,13 @@ shard_spec parse_shard(const std::optional<std::string>& text) {
 }
 
 std::string scenario_hash(const models::scenario& s) {
-  return sha256_hex(models::to_json(s).dump());
+  std::string content = models::to_json(s).dump();
+  // A trace's arrivals come from its CSV file, which the scenario names but does not hold:
+  // the records read from it count too, so shards run on different CSV contents never merge.
+  if (s.arrivals.kind == models::arrival_kind::trace)
+    for (const auto& r : s.arrivals.trace)
+      content += fmt::format("\n{},{},{}", r.time.ns(), r.user_class, r.user_id);
+  return sha256_hex(content);
 }
 
 namespace {

@@ -248,21 +248,16 @@ TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
 }
 
 TEST(Cli, PlanSearchStartsFromTheClosedFormAndFindsTheGridsBoundary) {
-  // M/M/4 with 1 s sessions: the mean-wait target (1.6 s) holds up to 3.5 arrivals/s. The
-  // bisection from the closed form's first guess finds the boundary the whole grid finds,
-  // simulating a fraction of the values.
+  // M/M/4 with 1 s sessions: the mean-wait target (1.6 s) holds up to 3.5 arrivals/s (the
+  // whole grid finds the same boundary). The end-to-end case of the search; its logic is
+  // tested on fake verdicts in tests/unit/test_planning.cpp.
   const std::string args = "plan " + scenario("mmc_validation.json") +
                            " --knob /arrivals/rate_per_s --range 0.5:3.9:0.1 --quiet";
-  auto grid = run(args);
   auto search = run(args + " --search");
-  ASSERT_EQ(grid.code, 0) << grid.err;
   ASSERT_EQ(search.code, 0) << search.err;
-  EXPECT_NE(grid.out.find("closed-form first guess: the mean-wait targets hold from 0.5 to 3.5"),
+  EXPECT_NE(search.out.find("closed-form first guess: the mean-wait targets hold from 0.5 to 3.5"),
             std::string::npos)
-      << grid.out;
-  EXPECT_NE(grid.out.find("every SLA holds for /arrivals/rate_per_s from 0.5 to 3.5"),
-            std::string::npos)
-      << grid.out;
+      << search.out;
   EXPECT_NE(search.out.find("every SLA holds for /arrivals/rate_per_s from 0.5 to 3.5 (bisection"),
             std::string::npos)
       << search.out;
@@ -277,6 +272,22 @@ TEST(Cli, PlanSearchStartsFromTheClosedFormAndFindsTheGridsBoundary) {
             std::string::npos)
       << ratio.out;
   EXPECT_EQ(run(args + " --search --knob /release/slots --range 1:5:1").code, 2);
+}
+
+// plan --search is not sharded across processes (each probe depends on the last verdict):
+// a probe's replications run on threads instead, with the same bytes for any thread count.
+TEST(Cli, PlanSearchIsTheSameOnAnyThreadCount) {
+  const std::string args = "plan " + scenario("mmc_validation.json") +
+                           " --knob /arrivals/rate_per_s --range 2:3.8:0.2 --search --quiet"
+                           " --set /run/horizon_s=3000 --set /sla/replications=4 --format json";
+  auto one = run(args + " --threads 1");
+  auto two = run(args + " --threads 2");
+  auto three = run(args + " --threads 3");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_TRUE(nlohmann::json::parse(one.out)["search"].get<bool>());
+  EXPECT_LT(nlohmann::json::parse(one.out)["points"].size(), 10u);  // a search, not the grid
+  EXPECT_EQ(two.out, one.out);
+  EXPECT_EQ(three.out, one.out);
 }
 
 TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
@@ -479,6 +490,51 @@ TEST(Cli, ShardsOfAnEditedScenarioNeverMixNamingTheShard) {
   EXPECT_NE(bad.err.find(damaged), std::string::npos) << bad.err;
 }
 
+// A trace's CSV is the run's input though the scenario only names it: shards run on two
+// contents of the same CSV file never merge, and the shards of one content merge as before.
+TEST(Cli, ShardsOfADifferentTraceCsvNeverMerge) {
+  fs::path dir = fs::path(testing::TempDir()) / ("trace_shards_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path csv = dir / "arrivals.csv", sc = dir / "trace.json";
+  std::ofstream(sc) << R"({"name": "t", "classes": [{"name": "vip", "share": 0.5},
+      {"name": "normal", "share": 0.5}], "arrivals": {"process": "trace",
+      "trace_file": "arrivals.csv"}, "release": {"mode": "tick", "interval_ms": 1000,
+      "batch": 1}})";
+  auto write_csv = [&](double step) {
+    std::ofstream f(csv);
+    f << "timestamp_s,class,user_id\n";
+    for (int i = 0; i < 40; ++i)
+      f << step * i << "," << (i % 3 ? "normal" : "vip") << "," << i + 1 << "\n";
+  };
+  const std::string args = "run " + sc.string() + " --replications 4";
+  write_csv(0.5);
+  auto first = run_shards(args, 2, dir, "a");
+  auto first_full = run(args + " --format json");
+  ASSERT_EQ(first_full.code, 0) << first_full.err;
+  write_csv(0.25);  // the same scenario file, other arrivals
+  auto second = run_shards(args, 2, dir, "b");
+  auto second_full = run(args + " --format json");
+  ASSERT_EQ(second_full.code, 0) << second_full.err;
+  EXPECT_NE(first_full.out, second_full.out);
+  // One shard of each content: refused, naming the shard of the other content.
+  auto mixed = run("merge " + first[0] + " " + second[1] + " --format json");
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find(second[1] + ": expected a shard of the same scenario content as " +
+                           first[0] + ", found another scenario sha256"),
+            std::string::npos)
+      << mixed.err;
+  EXPECT_EQ(mixed.out, "");
+  // All shards of the old content, after the CSV changed: the CSV is not in the shard files,
+  // so the merge cannot rebuild that content and refuses, naming a shard.
+  auto stale = run("merge " + first[0] + " " + first[1] + " --format json");
+  EXPECT_EQ(stale.code, 2);
+  EXPECT_NE(stale.err.find(first[0] + ": expected a shard of"), std::string::npos) << stale.err;
+  // The shards of the CSV as it is now merge to the unsharded run, byte for byte.
+  auto merged = run("merge " + second[1] + " " + second[0] + " --format json");
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(merged.out, second_full.out);
+}
+
 TEST(Cli, ShardedCheckMergesToTheUnshardedVerdictAndJunit) {
   fs::path dir = fs::path(testing::TempDir()) / ("check_shards_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -616,6 +672,7 @@ TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
   auto search = run(args + " --search --shard 0/2");
   EXPECT_EQ(search.code, 2);
   EXPECT_NE(search.err.find("without --search"), std::string::npos) << search.err;
+  EXPECT_NE(search.err.find("--threads"), std::string::npos) << search.err;
   // A plan's shards and a sweep's never merge.
   auto sweep = run_shards(
       "sweep " + scenario("clinic.json") + " --vary /release/batch=5:6:1 --replications 2 --quiet",

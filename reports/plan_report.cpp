@@ -1,0 +1,214 @@
+#include "reports/plan_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "models/planning/pareto.hpp"
+#include "reports/check_report.hpp"
+
+namespace waitroom::reports {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr models::sla_metric reported[] = {models::sla_metric::mean_wait_s,
+                                           models::sla_metric::p95_wait_s,
+                                           models::sla_metric::refused_share};
+
+std::string class_name(const models::scenario& s, std::int32_t c) {
+  return c < 0 ? std::string("all") : s.classes[static_cast<std::size_t>(c)].name;
+}
+
+}  // namespace
+
+json point_json(const std::vector<axis>& axes, const grid_point& p) {
+  json j;
+  for (std::size_t k = 0; k < axes.size(); ++k) j["values"][axes[k].pointer] = p.values[k];
+  j["classes"] = json::array();
+  for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c) {
+    json cj{{"class", class_name(p.scenario, c)}};
+    for (auto m : reported) {
+      auto iv = models::table_interval(p.tables, c, m, 0.95);
+      cj[models::to_string(m)] = {{"estimate", iv.mean}, {"ci", {iv.lo(), iv.hi()}}};
+    }
+    j["classes"].push_back(cj);
+  }
+  if (p.scenario.sla) {
+    bool pass = true;
+    j["targets"] = json::array();
+    for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
+      pass = pass && o.pass;
+      j["targets"].push_back(sla_outcome_json(p.scenario, o));
+    }
+    j["sla_holds"] = pass;
+  }
+  return j;
+}
+
+std::string grid_csv(const std::vector<axis>& axes, const std::vector<grid_point>& points) {
+  std::string out;
+  for (const auto& ax : axes) out += ax.pointer + ",";
+  out += "class,metric,estimate,ci_low,ci_high\n";
+  for (const auto& p : points)
+    for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c)
+      for (auto m : reported) {
+        auto iv = models::table_interval(p.tables, c, m, 0.95);
+        for (double v : p.values) out += fmt::format("{},", v);
+        out += fmt::format("{},{},{},{},{}\n", class_name(p.scenario, c), models::to_string(m),
+                           iv.mean, iv.lo(), iv.hi());
+      }
+  return out;
+}
+
+std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_point>& points,
+                        std::uint32_t reps) {
+  std::string out = fmt::format("{} replications a point, 95% intervals\n\n", reps);
+  std::size_t w = 10;
+  for (const auto& ax : axes) w = std::max(w, ax.pointer.size());
+  for (const auto& ax : axes) out += fmt::format("{:>{}} ", ax.pointer, w);
+  out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
+                     "p95 wait (s)", "refused share");
+  auto cell = [](const sim::interval& iv) {
+    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", iv.mean, iv.lo(), iv.hi());
+  };
+  for (const auto& p : points) {
+    bool pass = true;
+    if (p.scenario.sla)
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+    const auto nc = static_cast<std::int32_t>(p.scenario.classes.size());
+    for (std::int32_t c = nc > 1 ? -1 : 0; c < nc; ++c) {
+      const bool first = c == (nc > 1 ? -1 : 0);
+      for (std::size_t k = 0; k < axes.size(); ++k)
+        out += first ? fmt::format("{:>{}} ", p.values[k], w) : fmt::format("{:>{}} ", "", w);
+      out += fmt::format(
+          "{:<10} {:>26} {:>26} {:>24}", class_name(p.scenario, c),
+          cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
+          cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
+          cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
+      if (first && p.scenario.sla) out += pass ? "   holds" : "   fails";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string search_note(const models::planning::search_outcome& s, const std::vector<axis>& axes) {
+  using models::planning::search_kind;
+  const auto& values = axes[0].values;
+  switch (s.kind) {
+    case search_kind::no_guess:
+      return "no closed-form first guess here: every value was simulated\n";
+    case search_kind::guess_fails:
+      return fmt::format("the first guess ({}) fails in simulation: every value was simulated\n",
+                         values[*s.start]);
+    case search_kind::bisected:
+      break;
+  }
+  return fmt::format(
+      "every SLA holds for {} from {} to {} (bisection from the closed form's first guess "
+      "{}: {} of {} values simulated; it assumes the values where every SLA holds form one "
+      "interval)\n",
+      axes[0].pointer, values[s.left], values[s.right], values[*s.start], s.simulated(),
+      values.size());
+}
+
+std::string plan_table(const plan_view& v) {
+  const auto& axes = v.axes;
+  const auto& base = v.base;
+  const auto& points = v.points;
+  const auto& ran = v.ran;
+  std::string out =
+      fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
+                  base.sla->targets.size(), base.sla->confidence * 100, v.reps);
+  std::vector<bool> holds;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    holds.push_back(ran[i] && models::planning::point_holds(points[i]));
+  if (axes.size() != 1) {
+    out += fmt::format("\nfeasible region (rows {}, columns {}; # = every SLA holds):\n",
+                       axes[0].pointer, axes[1].pointer);
+    out += fmt::format("{:>10} ", "");
+    for (double x : axes[1].values) out += fmt::format("{:>8}", x);
+    out += "\n";
+    for (std::size_t r = 0; r < axes[0].values.size(); ++r) {
+      out += fmt::format("{:>10} ", axes[0].values[r]);
+      for (std::size_t c = 0; c < axes[1].values.size(); ++c)
+        out += fmt::format("{:>8}", holds[r * axes[1].values.size() + c] ? "#" : ".");
+      out += "\n";
+    }
+    return out;
+  }
+  // One column per SLA target: its metric's estimate and interval, "!" where it fails, so a
+  // "fails" row says which target failed and by how much.
+  const auto& targets = base.sla->targets;
+  std::vector<std::string> target_heads;
+  std::size_t width = 24;
+  for (const auto& t : targets) {
+    std::string h =
+        fmt::format("{} {} {}", class_name(base, t.user_class), models::to_string(t.metric),
+                    t.max ? fmt::format("<= {}", *t.max) : fmt::format(">= {}", *t.min));
+    width = std::max(width, h.size());
+    target_heads.push_back(std::move(h));
+  }
+  out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
+  for (const auto& h : target_heads) out += fmt::format(" {:>{}}", h, width);
+  out += "   SLA   Pareto";
+  out += v.any_guess ? "  closed form\n" : "\n";
+  std::size_t simulated = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!ran[i]) continue;
+    ++simulated;
+    out += fmt::format("{:>12}", points[i].values[0]);
+    for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
+      out += fmt::format(" {:>{}}",
+                         fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean, o.estimate.lo(),
+                                     o.estimate.hi(),
+                                     o.pass                                        ? "  "
+                                     : o.verdict == models::sla_verdict::undecided ? " ?"
+                                                                                   : " !"),
+                         width);
+    out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", v.pareto[i] ? "*" : "");
+    if (v.any_guess) out += !v.guess[i] ? "  -" : *v.guess[i] ? "  holds" : "  fails";
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  }
+  out += fmt::format(
+      "(each target: estimate [{:.0f}% interval], ! where it fails, ? where it is undecided "
+      "(users still waiting at the end, or no data); Pareto: on the "
+      "mean waits of the first two classes)\n",
+      base.sla->confidence * 100);
+  if (v.any_guess) {
+    // The closed form judges the mean-wait targets only, from point values.
+    std::vector<double> guessed;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (v.guess[i] == true) guessed.push_back(points[i].values[0]);
+    out +=
+        guessed.empty()
+            ? "\nclosed-form first guess: no value meets the mean-wait targets\n"
+            : fmt::format("\nclosed-form first guess: the mean-wait targets hold from {} to {}\n",
+                          guessed.front(), guessed.back());
+  }
+  const auto feasible = models::planning::find_feasible(holds);
+  const bool bisected = v.search_note.rfind("every SLA holds", 0) == 0;
+  if (v.search) {
+    out += "\n" + v.search_note;
+    // Bisected: its answer stands; the table shows the values it simulated.
+    if (!bisected && feasible.count == 0)
+      out += fmt::format("no value of {} in the range meets every SLA\n", axes[0].pointer);
+  }
+  if (!v.search || !bisected) {
+    if (feasible.count == 0) {
+      if (!v.search)
+        out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
+    } else {
+      out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
+                         axes[0].pointer, points[feasible.first].values[0],
+                         points[feasible.last].values[0], feasible.count, simulated,
+                         feasible.contiguous ? "" : "; not contiguous, see the table");
+    }
+  }
+  return out;
+}
+
+}  // namespace waitroom::reports

@@ -1,0 +1,46 @@
+#pragma once
+// The sweep's and plan's outputs for people and programs: the sweep table, the plan table (or
+// two-knob map) with its verdict lines, each point's JSON and the grid's CSV.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/planning/grid.hpp"
+#include "models/planning/search.hpp"
+
+namespace waitroom::reports {
+
+using models::planning::axis;
+using models::planning::grid_point;
+
+// A point's values and, per class (and "all"), the reported metrics with 95% intervals, and
+// its SLA targets' verdicts when the scenario has an sla block.
+nlohmann::json point_json(const std::vector<axis>& axes, const grid_point& p);
+// One line per point, class and reported metric.
+std::string grid_csv(const std::vector<axis>& axes, const std::vector<grid_point>& points);
+// The sweep for people: one line per point and class, waits with their intervals.
+std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_point>& points,
+                        std::uint32_t reps);
+
+// What `plan --search` says about its search (empty without --search).
+std::string search_note(const models::planning::search_outcome& s, const std::vector<axis>& axes);
+
+struct plan_view {
+  const std::vector<axis>& axes;
+  const models::scenario& base;
+  const std::vector<grid_point>& points;
+  const std::vector<std::optional<bool>>& guess;  // the closed form's, per point
+  bool any_guess;
+  std::uint32_t reps;
+  const std::vector<bool>& ran;     // the points simulated
+  const std::vector<bool>& pareto;  // one knob: on the mean-wait front
+  bool search;
+  const std::string& search_note;
+};
+// The plan's table (one knob) or feasible-region map (two), with its verdict lines.
+std::string plan_table(const plan_view& v);
+
+}  // namespace waitroom::reports
