@@ -77,18 +77,32 @@ sim::running_moments moments_from(const json& j) {
   return sim::running_moments::restore(st);
 }
 
-// Users still waiting at the end: their histogram, null when there were none.
-json censored_json(const models::wait_stats& w) {
-  if (!w.censored_ns) return nullptr;
+// Users still waiting at the end (or who gave up): their histogram, null when there were none.
+json optional_histogram_json(const std::optional<sim::log_histogram>& h) {
+  if (!h) return nullptr;
   std::vector<std::uint64_t> lowers, counts;
-  for (const auto& b : w.censored_ns->nonzero_buckets()) {
+  for (const auto& b : h->nonzero_buckets()) {
     lowers.push_back(b.lower);
     counts.push_back(b.count);
   }
-  return {{"lower", lowers},
-          {"count", counts},
-          {"min", w.censored_ns->min()},
-          {"max", w.censored_ns->max()}};
+  return {{"lower", lowers}, {"count", counts}, {"min", h->min()}, {"max", h->max()}};
+}
+
+// An optional histogram read back: its count must be the moments' count (null for none).
+void optional_histogram_from(const json& j, const char* key, std::uint64_t expected,
+                             std::optional<sim::log_histogram>& out, const std::string& where,
+                             const char* what) {
+  const json& h = j.at(key);
+  if (!h.is_null()) {
+    out.emplace();
+    if (!out->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
+                      h.at("count").get<std::vector<std::uint64_t>>(),
+                      h.at("min").get<std::uint64_t>(), h.at("max").get<std::uint64_t>()) ||
+        out->count() != expected)
+      throw sim::input_error(where + "/" + key, what, "buckets that are not");
+  } else if (expected != 0) {
+    throw sim::input_error(where + "/" + key, what, "null");
+  }
 }
 
 json waits_json(const models::wait_stats& w) {
@@ -106,8 +120,9 @@ json waits_json(const models::wait_stats& w) {
       {"waiting_at_end", w.waiting_at_end},
       {"refused_counted", w.refused_counted},
       {"censored_s", moments_json(w.censored_s)},
-      {"censored_ns", censored_json(w)},
+      {"censored_ns", optional_histogram_json(w.censored_ns)},
       {"abandon_s", moments_json(w.abandon_s)},
+      {"abandon_ns", optional_histogram_json(w.abandon_ns)},
       {"wait_s", moments_json(w.wait_s)},
       {"wait_ns",
        {{"lower", lowers}, {"count", counts}, {"min", w.wait_ns.min()}, {"max", w.wait_ns.max()}}}};
@@ -122,21 +137,13 @@ models::wait_stats waits_from(const json& j, const std::string& where) {
   w.released = j.at("released").get<std::uint64_t>();
   w.waiting_at_end = j.at("waiting_at_end").get<std::uint64_t>();
   w.abandon_s = moments_from(j.at("abandon_s"));
+  optional_histogram_from(j, "abandon_ns", w.abandon_s.count(), w.abandon_ns, where,
+                          "the histogram of the waits in abandon_s");
+  if (w.abandon_ns) w.abandon_ns->compact();  // as keep_summary_only leaves it
   w.refused_counted = j.at("refused_counted").get<std::uint64_t>();
   w.censored_s = moments_from(j.at("censored_s"));
-  if (const auto& h = j.at("censored_ns"); !h.is_null()) {
-    w.censored_ns.emplace();
-    if (!w.censored_ns->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
-                                h.at("count").get<std::vector<std::uint64_t>>(),
-                                h.at("min").get<std::uint64_t>(),
-                                h.at("max").get<std::uint64_t>()) ||
-        w.censored_ns->count() != w.censored_s.count())
-      throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
-                             "buckets that are not");
-  } else if (w.censored_s.count() != 0) {
-    throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
-                           "null");
-  }
+  optional_histogram_from(j, "censored_ns", w.censored_s.count(), w.censored_ns, where,
+                          "the histogram of the waits in censored_s");
   w.wait_s = moments_from(j.at("wait_s"));
   const auto& h = j.at("wait_ns");
   if (!w.wait_ns.restore(h.at("lower").get<std::vector<std::uint64_t>>(),

@@ -8,6 +8,7 @@ namespace waitroom::models {
 namespace {
 void compact(wait_stats& w) {
   w.wait_ns.compact();
+  if (w.abandon_ns) w.abandon_ns->compact();
 }
 
 template <class T>
@@ -16,7 +17,7 @@ void drop(std::vector<T>& v) {
 }
 
 std::size_t heap(const wait_stats& w) {
-  return w.wait_ns.memory_bytes();
+  return w.wait_ns.memory_bytes() + (w.abandon_ns ? w.abandon_ns->memory_bytes() : 0);
 }
 }  // namespace
 

@@ -322,9 +322,10 @@
     return { xs, ys, n };
   }
   // Each class's waits as the share of its users in log-spaced bins (a log time axis).
-  function logHistogram(classes, unit) {
+  function logHistogram(classes, unit, key) {
+    key = key || 'wait_histogram';
     let lo = Infinity, hi = 0;
-    for (const c of classes) for (const [l, h, n] of c.wait_histogram.buckets) if (n > 0 && l > 0) { lo = Math.min(lo, l); hi = Math.max(hi, h); }
+    for (const c of classes) for (const [l, h, n] of c[key].buckets) if (n > 0 && l > 0) { lo = Math.min(lo, l); hi = Math.max(hi, h); }
     if (!(hi > lo)) return null;
     const bins = 60, llo = Math.log10(lo), lhi = Math.log10(hi), w = (lhi - llo) / bins;
     const xs = [];
@@ -332,7 +333,7 @@
     const ys = classes.map((c) => {
       const y = new Array(bins).fill(0);
       let n = 0, zero = 0;
-      for (const [l, h, k] of c.wait_histogram.buckets) {
+      for (const [l, h, k] of c[key].buckets) {
         n += k;
         if (l <= 0) { zero += k; continue; }
         const mid = Math.sqrt(l * Math.max(h, l + 1));
@@ -342,6 +343,21 @@
       return { y: y.map((v) => (n ? (100 * v) / n : null)), zeroShare: n ? zero / n : 0 };
     });
     return { xs, ys };
+  }
+  // How long those who gave up had waited, per class (rows: objects with abandon_histogram).
+  function abandonersChart(rows, what) {
+    const gave = rows.filter((c) => c.abandon_histogram && c.abandon_histogram.buckets.length);
+    if (!gave.length) return;
+    let maxA = 0;
+    for (const c of gave) for (const b of c.abandon_histogram.buckets) maxA = Math.max(maxA, b[1] * 1e-9);
+    const au = timeUnit(maxA);
+    const lh = logHistogram(gave, au, 'abandon_histogram');
+    if (!lh) return;
+    chart({
+      title: `Waits of the users who gave up${what}, on a log time axis`, xLabel: `time waited before giving up (${au.name}, log scale)`, yLabel: 'share of the class\'s abandoners (%) per bin', xLog: true,
+      note: `60 bins of equal width in log(wait), from the abandoners' wait histograms (${gave.map((c) => `${c.name} ${c.abandon_histogram.buckets.reduce((a, b) => a + b[2], 0)}`).join(', ')} users).`,
+      x: lh.xs, series: gave.map((c, i) => ({ label: c.name, colour: colourOf(c.name), dash: dashOf(c.name), y: lh.ys[i].y })), yMin: 0,
+    });
   }
   function renderRun() {
     const sc = R.scenario || {};
@@ -402,6 +418,8 @@
         });
       }
     }
+
+    abandonersChart(rows, '');
 
     // Queue length over time.
     const q = R.queue_length;
@@ -553,7 +571,15 @@
         x: joined[0], series: ser.map((s2, i) => Object.assign(s2, { y: joined[i + 1] })), hbars: marks,
         vlines: slaTargets(sc).filter((t) => limitOf(t) && isWaitMetric(t.metric)).map((t) => ({ x: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })) });
     }
-    missing('Queue length, controller, backend and polling series over time are not drawn for replications: the replications result keeps per-class estimates with intervals, not time series. Render a single run (waitroom run --html) for those.');
+    const tails = rows.filter((c) => c.p_waited);
+    if (tails.length) {
+      h2('Probability of waiting, 95% intervals across replications');
+      note('Each replication\'s share of its released users who waited at all (t = 0) or longer than t, then a Student-t interval across replications. t: the scenario\'s SLA limits on waits, or fixed points without any.');
+      table(['class', 't', 'P(wait > t)', 'from'], tails.flatMap((c) => [[{ text: c.name, swatch: c.name }, '0', ciCell(c.p_waited, pct), 'waited at all']].concat(
+        (c.p_wait_above || []).map((t) => [{ text: c.name, swatch: c.name }, duration(t.t_s), ciCell(t, pct), t.from === 'sla' ? 'SLA limit' : 'fixed point']))));
+    }
+    abandonersChart(rows.map((c) => Object.assign({ name: c.name }, c.pooled || {})), ', all replications pooled');
+    missing('Controller, backend and polling series over time are not drawn for replications: render a single run (waitroom run --html) for those.');
   }
 
   // ---- compare: forest plots ----

@@ -129,3 +129,40 @@ TEST(TailProbabilities, ReplicationsJsonReportsThePerReplicationIntervals) {
   EXPECT_DOUBLE_EQ(c["p_wait_above"][0]["estimate"].get<double>(),
                    sim::mean_interval(xs, 0.95).mean);
 }
+
+TEST(AbandonersWaits, HistogramIsThePatienceDistributionWhenNobodyIsServed) {
+  // One slot held for 10^9 s by the first user: everyone after waits until patience runs out,
+  // so each abandoner's wait is exactly its patience, exponential with mean 10 s. Arrivals
+  // stop 1,000 s before the horizon: a user still waiting then has patience > 1,000 s
+  // (probability e^-100), so no abandoner's wait is cut short. Each share is tested with a
+  // 4.5-sigma binomial tolerance from the number of abandoners (plus the in-bucket bound).
+  auto s = scenario_from(R"({"name": "no-service", "seed": 5,
+    "classes": [{"name": "vip", "share": 0.3, "patience_s": {"dist": "exponential", "mean": 10}},
+                {"name": "normal", "share": 0.7, "patience_s": {"dist": "exponential", "mean": 10}}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 20000, "rate_per_s": 1}]},
+    "queue": {"policy": "fifo", "time_unit": "us"},
+    "release": {"mode": "concurrency", "slots": 1,
+                "session_s": {"dist": "deterministic", "value": 1e9}},
+    "run": {"horizon_s": 21000, "sample_interval_s": 100}})");
+  auto r = models::run_scenario(s, s.seed, 0);
+  for (const auto* w : {&r.by_class[0], &r.by_class[1], &r.overall}) {
+    ASSERT_TRUE(w->abandon_ns);
+    const auto n = static_cast<double>(w->abandon_ns->count());
+    EXPECT_EQ(w->abandon_ns->count(), w->abandon_s.count());
+    EXPECT_EQ(w->abandon_s.count() + w->wait_s.count(), w->arrived);  // nobody cut short
+    EXPECT_GT(n, 5000);
+    for (double t : {1.0, 5.0, 10.0, 20.0, 40.0}) {
+      const double p = std::exp(-t / 10.0);
+      const double got = *models::share_above(*w->abandon_ns, t);
+      // A bucket spans < 1/128 of t; its mass is at most density(t) * t / 128.
+      const double bucket = p / 10.0 * t / 128.0;
+      EXPECT_NEAR(got, p, 4.5 * std::sqrt(p * (1 - p) / n) + bucket) << "t " << t;
+    }
+  }
+  // The overall histogram is the classes' together.
+  EXPECT_EQ(r.overall.abandon_ns->count(),
+            r.by_class[0].abandon_ns->count() + r.by_class[1].abandon_ns->count());
+  // Nobody gives up without patience: no histogram at all.
+  auto served = scenario_from(mmc_json(0.5, 1, 1000));
+  EXPECT_FALSE(models::run_scenario(served, 1, 0).overall.abandon_ns);
+}
