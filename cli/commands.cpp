@@ -244,8 +244,9 @@ int run_command(const std::vector<std::string>& args) {
   if (a.replications > 1) {
     check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications");
     progress bar(a.replications, a.quiet);
-    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
-                                [&bar] { bar.advance(); });
+    models::series_bands bands(s.classes.size());
+    auto rs = models::replicate(
+        s, seed, a.replications, threads_or_cores(a.threads), [&bar] { bar.advance(); }, &bands);
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
@@ -253,7 +254,8 @@ int run_command(const std::vector<std::string>& args) {
     std::vector<const models::room_result*> all;
     for (const auto& r : rs) all.push_back(&r);
     warn_censored(s, all);
-    if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    if (format != "table" || a.html)
+      result = reports::replications_json(s, rs, 0.95, version, &bands);
     text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);

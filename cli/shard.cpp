@@ -3,11 +3,13 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <mutex>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "models/room/series_bands.hpp"
 #include "models/scenario/json_reader.hpp"
 #include "output_file.hpp"
 #include "report_command.hpp"
@@ -317,8 +319,15 @@ int run_shard(const common_args& a, const models::scenario& s) {
   for (std::uint32_t r = 0; r < a.replications; ++r)
     if (shard.mine(r)) mine.push_back(r);
   std::vector<reports::replication_summary> sums(mine.size());
+  models::series_bands bands(s.classes.size());
+  std::mutex bands_mutex;  // integer sums: any order gives the same bytes
   sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
-    sums[k] = reports::summarize(models::run_scenario(s, s.seed, mine[k]));
+    const models::room_result r = models::run_scenario(s, s.seed, mine[k]);
+    {
+      std::lock_guard lock(bands_mutex);
+      bands.add(r);
+    }
+    sums[k] = reports::summarize(r);
   });
   json args{{"scenario", a.scenario_path ? json(*a.scenario_path) : json(nullptr)},
             {"sets", a.sets},
@@ -335,6 +344,11 @@ int run_shard(const common_args& a, const models::scenario& s) {
                           {"table", x.table},
                           {"waits", waits}});
   }
+  j["series_bands"] = {{"replications", bands.replications()},
+                       {"t_s", bands.t_s()},
+                       {"sum", bands.sums()},
+                       {"squares_high", bands.squares_high()},
+                       {"squares_low", bands.squares_low()}};
   return write_or_print(a, j.dump() + "\n");
 }
 
@@ -388,10 +402,30 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
           x.waits.push_back(waits_from(ws[c], fmt::format("{}/waits/{}", where, c)));
       }
     });
+  // The queue series' sums: each shard's, added (integers: the same as one process).
+  models::series_bands bands(s.classes.size());
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const json& b = shards[i].at("series_bands");
+      models::series_bands one(s.classes.size());
+      if (!one.restore(b.at("replications").get<std::uint64_t>(),
+                       b.at("t_s").get<std::vector<double>>(),
+                       b.at("sum").get<std::vector<std::uint64_t>>(),
+                       b.at("squares_high").get<std::vector<std::uint64_t>>(),
+                       b.at("squares_low").get<std::vector<std::uint64_t>>()))
+        throw sim::input_error(paths[i] + ": /series_bands",
+                               fmt::format("{} sums per sample time", one.columns()),
+                               "another shape");
+      bands.merge(one);
+    });
+  if (bands.replications() != reps)
+    throw sim::input_error("waitroom merge", fmt::format("queue series of {} replications", reps),
+                           fmt::format("{}", bands.replications()));
   // As unsharded `run --replications`: table, json or csv, and --html.
   const std::string format = m.format.value_or(m.out ? "json" : "table");
   nlohmann::json result;
-  if (format != "table" || m.html) result = reports::replications_json(s, sums, 0.95, version);
+  if (format != "table" || m.html)
+    result = reports::replications_json(s, sums, 0.95, version, &bands);
   if (m.html && write_html(*m.html, result, s.name) != exit_ok) return exit_output;
   const std::string text = format == "json"  ? result.dump(2) + "\n"
                            : format == "csv" ? reports::run_csv(result)

@@ -108,9 +108,35 @@ replication_summary summarize(const models::room_result& r) {
   return out;
 }
 
+json series_bands_json(const models::scenario& s, const models::series_bands& b, double level) {
+  auto column = [&](std::size_t j) {
+    json mean = json::array(), lo = json::array(), hi = json::array();
+    for (std::size_t k = 0; k < b.samples(); ++k) {
+      const auto iv = b.at(k, j, level);
+      mean.push_back(iv.mean);
+      lo.push_back(iv.lo());
+      hi.push_back(iv.hi());
+    }
+    return json{{"mean", mean}, {"ci_low", lo}, {"ci_high", hi}};
+  };
+  json by_class = json::object();
+  for (std::size_t c = 0; c < s.classes.size(); ++c) by_class[s.classes[c].name] = column(1 + c);
+  return {{"method",
+           "At every sample time of the grid, the mean over replications and a pointwise "
+           "Student-t interval (not a simultaneous band); a replication that ended earlier "
+           "counts as nobody waiting and nobody released after its end."},
+          {"interval_s", s.run.sample_interval_s},
+          {"replications", b.replications()},
+          {"t_s", b.t_s()},
+          {"waiting", column(0)},
+          {"waiting_by_class", by_class},
+          {"released_since_previous", column(b.columns() - 1)}};
+}
+
 json replications_json(const models::scenario& s, const std::vector<models::room_result>& rs,
-                       double level, std::string_view tool_version) {
-  return replications_json(s, summarize_all(rs), level, tool_version);
+                       double level, std::string_view tool_version,
+                       const models::series_bands* bands) {
+  return replications_json(s, summarize_all(rs), level, tool_version, bands);
 }
 
 std::string replications_table(const models::scenario& s,
@@ -119,7 +145,8 @@ std::string replications_table(const models::scenario& s,
 }
 
 json replications_json(const models::scenario& s, const std::vector<replication_summary>& rs,
-                       double level, std::string_view tool_version) {
+                       double level, std::string_view tool_version,
+                       const models::series_bands* bands) {
   const auto ts = tables_of(rs);
   json j;
   j["schema_version"] = result_schema_version;
@@ -143,6 +170,7 @@ json replications_json(const models::scenario& s, const std::vector<replication_
     j["classes"].push_back(cj);
   }
   j["overall"] = class_summary(s, rs, ts, -1, level);
+  if (bands) j["queue_length_bands"] = series_bands_json(s, *bands, level);
   j["per_replication"] = json::array();
   for (const auto& r : rs)
     j["per_replication"].push_back({{"replication", r.replication},
