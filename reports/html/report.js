@@ -571,6 +571,20 @@
         x: joined[0], series: ser.map((s2, i) => Object.assign(s2, { y: joined[i + 1] })), hbars: marks,
         vlines: slaTargets(sc).filter((t) => limitOf(t) && isWaitMetric(t.metric)).map((t) => ({ x: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })) });
     }
+    // The queue over time: mean over replications per sample time, with pointwise 95% bands.
+    const qb = R.queue_length_bands;
+    if (qb && qb.t_s && qb.t_s.length) {
+      h2('The queue over time, 95% bands across replications');
+      const band = (b) => [b.ci_low.map((v) => Math.max(0, v)), b.ci_high];
+      const names = Object.keys(qb.waiting_by_class || {}).sort((a, b) => classOrder.indexOf(a) - classOrder.indexOf(b));
+      const qs = names.map((name) => ({ label: `${name} waiting`, colour: colourOf(name), y: qb.waiting_by_class[name].mean, band: band(qb.waiting_by_class[name]) }));
+      if (qs.length > 1) qs.push({ label: 'all waiting', colour: ALL, dash: [6, 4], y: qb.waiting.mean, band: band(qb.waiting) });
+      else if (!qs.length) qs.push({ label: 'waiting', colour: ALL, y: qb.waiting.mean, band: band(qb.waiting) });
+      chart({ title: 'Queue length per class over time, mean of replications with 95% bands', xLabel: 'time (s)', yLabel: 'users waiting', x: qb.t_s, series: qs, yMin: 0,
+        note: `Sampled every ${qb.interval_s} s of simulated time in each of ${qb.replications} replications. ${qb.method}` });
+      chart({ title: `Users released per ${qb.interval_s} s, mean of replications with 95% band`, xLabel: 'time (s)', yLabel: `users released per ${qb.interval_s} s`, x: qb.t_s, yMin: 0,
+        series: [{ label: 'released', colour: OTHER[0], y: qb.released_since_previous.mean, band: band(qb.released_since_previous) }] });
+    }
     const tails = rows.filter((c) => c.p_waited);
     if (tails.length) {
       h2('Probability of waiting, 95% intervals across replications');
