@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "models/analytic/queueing.hpp"
 #include "models/room/replicate.hpp"
 #include "models/room/room.hpp"
+#include "models/room/summary.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "report_command.hpp"
@@ -244,8 +246,9 @@ int run_command(const std::vector<std::string>& args) {
   if (a.replications > 1) {
     check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications");
     progress bar(a.replications, a.quiet);
-    auto rs = models::replicate(s, seed, a.replications, threads_or_cores(a.threads),
-                                [&bar] { bar.advance(); });
+    models::series_bands bands(s.classes.size());
+    auto rs = models::replicate(
+        s, seed, a.replications, threads_or_cores(a.threads), [&bar] { bar.advance(); }, &bands);
     for (const auto& r : rs) {
       users += r.overall.arrived;
       events += r.events;
@@ -253,7 +256,8 @@ int run_command(const std::vector<std::string>& args) {
     std::vector<const models::room_result*> all;
     for (const auto& r : rs) all.push_back(&r);
     warn_censored(s, all);
-    if (format != "table" || a.html) result = reports::replications_json(s, rs, 0.95, version);
+    if (format != "table" || a.html)
+      result = reports::replications_json(s, rs, 0.95, version, &bands);
     text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
@@ -434,6 +438,16 @@ int estimate_command(const std::vector<std::string>& args) {
     }
     rows.push_back({"P(wait > 0)", est.estimate->p_wait, sim::mean_interval(pw, 0.95)});
   }
+  if (est.estimate && est.estimate->p_wait && est.estimate->wait_decay_per_s)
+    // FIFO M/M/c: P(wait > t) at the points `run --replications` reports (SLA limits or fixed).
+    for (const auto& p : models::tail_points(s, -1)) {
+      std::vector<double> xs;
+      for (const auto& r : rs)
+        xs.push_back(models::wait_above_share(r.overall, p.t_s).value_or(0.0));
+      rows.push_back({fmt::format("P(wait > {:g} s)", p.t_s),
+                      *est.estimate->p_wait * std::exp(-*est.estimate->wait_decay_per_s * p.t_s),
+                      sim::mean_interval(xs, 0.95)});
+    }
   const std::string format = a.format.value_or(a.out ? "json" : "table");
   if (format == "json") {
     // Full precision (nlohmann writes the shortest text that reads back the same double).
@@ -459,12 +473,12 @@ int estimate_command(const std::vector<std::string>& args) {
   }
   std::string out = fmt::format(
       "{}: {}\n", s.name, est.estimate ? est.estimate->model : "no closed form: " + est.reason);
-  out += fmt::format("{:<12} {:>14} {:>26}\n", "class", "closed form",
+  out += fmt::format("{:<16} {:>14} {:>26}\n", "class", "closed form",
                      "simulated (95%, " + std::to_string(reps) + " reps)");
   for (const auto& r : rows) {
     std::string verdict;
     if (r.theory) verdict = r.simulated.contains(*r.theory) ? "  inside" : "  OUTSIDE";
-    out += fmt::format("{:<12} {:>14} {:>18.4f} ± {:<8.4f}{}\n", r.name,
+    out += fmt::format("{:<16} {:>14} {:>18.4f} ± {:<8.4f}{}\n", r.name,
                        r.theory ? fmt::format("{:.4f}", *r.theory) : "-", r.simulated.mean,
                        r.simulated.half_width, verdict);
   }

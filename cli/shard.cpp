@@ -3,11 +3,13 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <mutex>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "models/room/series_bands.hpp"
 #include "models/scenario/json_reader.hpp"
 #include "output_file.hpp"
 #include "report_command.hpp"
@@ -83,18 +85,32 @@ sim::running_moments moments_from(const json& j) {
   return sim::running_moments::restore(st);
 }
 
-// Users still waiting at the end: their histogram, null when there were none.
-json censored_json(const models::wait_stats& w) {
-  if (!w.censored_ns) return nullptr;
+// Users still waiting at the end (or who gave up): their histogram, null when there were none.
+json optional_histogram_json(const std::optional<sim::log_histogram>& h) {
+  if (!h) return nullptr;
   std::vector<std::uint64_t> lowers, counts;
-  for (const auto& b : w.censored_ns->nonzero_buckets()) {
+  for (const auto& b : h->nonzero_buckets()) {
     lowers.push_back(b.lower);
     counts.push_back(b.count);
   }
-  return {{"lower", lowers},
-          {"count", counts},
-          {"min", w.censored_ns->min()},
-          {"max", w.censored_ns->max()}};
+  return {{"lower", lowers}, {"count", counts}, {"min", h->min()}, {"max", h->max()}};
+}
+
+// An optional histogram read back: its count must be the moments' count (null for none).
+void optional_histogram_from(const json& j, const char* key, std::uint64_t expected,
+                             std::optional<sim::log_histogram>& out, const std::string& where,
+                             const char* what) {
+  const json& h = j.at(key);
+  if (!h.is_null()) {
+    out.emplace();
+    if (!out->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
+                      h.at("count").get<std::vector<std::uint64_t>>(),
+                      h.at("min").get<std::uint64_t>(), h.at("max").get<std::uint64_t>()) ||
+        out->count() != expected)
+      throw sim::input_error(where + "/" + key, what, "buckets that are not");
+  } else if (expected != 0) {
+    throw sim::input_error(where + "/" + key, what, "null");
+  }
 }
 
 json waits_json(const models::wait_stats& w) {
@@ -112,8 +128,9 @@ json waits_json(const models::wait_stats& w) {
       {"waiting_at_end", w.waiting_at_end},
       {"refused_counted", w.refused_counted},
       {"censored_s", moments_json(w.censored_s)},
-      {"censored_ns", censored_json(w)},
+      {"censored_ns", optional_histogram_json(w.censored_ns)},
       {"abandon_s", moments_json(w.abandon_s)},
+      {"abandon_ns", optional_histogram_json(w.abandon_ns)},
       {"wait_s", moments_json(w.wait_s)},
       {"wait_ns",
        {{"lower", lowers}, {"count", counts}, {"min", w.wait_ns.min()}, {"max", w.wait_ns.max()}}}};
@@ -128,21 +145,13 @@ models::wait_stats waits_from(const json& j, const std::string& where) {
   w.released = j.at("released").get<std::uint64_t>();
   w.waiting_at_end = j.at("waiting_at_end").get<std::uint64_t>();
   w.abandon_s = moments_from(j.at("abandon_s"));
+  optional_histogram_from(j, "abandon_ns", w.abandon_s.count(), w.abandon_ns, where,
+                          "the histogram of the waits in abandon_s");
+  if (w.abandon_ns) w.abandon_ns->compact();  // as keep_summary_only leaves it
   w.refused_counted = j.at("refused_counted").get<std::uint64_t>();
   w.censored_s = moments_from(j.at("censored_s"));
-  if (const auto& h = j.at("censored_ns"); !h.is_null()) {
-    w.censored_ns.emplace();
-    if (!w.censored_ns->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
-                                h.at("count").get<std::vector<std::uint64_t>>(),
-                                h.at("min").get<std::uint64_t>(),
-                                h.at("max").get<std::uint64_t>()) ||
-        w.censored_ns->count() != w.censored_s.count())
-      throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
-                             "buckets that are not");
-  } else if (w.censored_s.count() != 0) {
-    throw sim::input_error(where + "/censored_ns", "the histogram of the waits in censored_s",
-                           "null");
-  }
+  optional_histogram_from(j, "censored_ns", w.censored_s.count(), w.censored_ns, where,
+                          "the histogram of the waits in censored_s");
   w.wait_s = moments_from(j.at("wait_s"));
   const auto& h = j.at("wait_ns");
   if (!w.wait_ns.restore(h.at("lower").get<std::vector<std::uint64_t>>(),
@@ -316,8 +325,15 @@ int run_shard(const common_args& a, const models::scenario& s) {
   for (std::uint32_t r = 0; r < a.replications; ++r)
     if (shard.mine(r)) mine.push_back(r);
   std::vector<reports::replication_summary> sums(mine.size());
+  models::series_bands bands(s.classes.size());
+  std::mutex bands_mutex;  // integer sums: any order gives the same bytes
   sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
-    sums[k] = reports::summarize(models::run_scenario(s, s.seed, mine[k]));
+    const models::room_result r = models::run_scenario(s, s.seed, mine[k]);
+    {
+      std::lock_guard lock(bands_mutex);
+      bands.add(r);
+    }
+    sums[k] = reports::summarize(r);
   });
   json args{{"scenario", a.scenario_path ? json(*a.scenario_path) : json(nullptr)},
             {"sets", a.sets},
@@ -334,6 +350,11 @@ int run_shard(const common_args& a, const models::scenario& s) {
                           {"table", x.table},
                           {"waits", waits}});
   }
+  j["series_bands"] = {{"replications", bands.replications()},
+                       {"t_s", bands.t_s()},
+                       {"sum", bands.sums()},
+                       {"squares_high", bands.squares_high()},
+                       {"squares_low", bands.squares_low()}};
   return write_or_print(a, j.dump() + "\n");
 }
 
@@ -387,10 +408,30 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
           x.waits.push_back(waits_from(ws[c], fmt::format("{}/waits/{}", where, c)));
       }
     });
+  // The queue series' sums: each shard's, added (integers: the same as one process).
+  models::series_bands bands(s.classes.size());
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    in_shard(paths[i], [&] {
+      const json& b = shards[i].at("series_bands");
+      models::series_bands one(s.classes.size());
+      if (!one.restore(b.at("replications").get<std::uint64_t>(),
+                       b.at("t_s").get<std::vector<double>>(),
+                       b.at("sum").get<std::vector<std::uint64_t>>(),
+                       b.at("squares_high").get<std::vector<std::uint64_t>>(),
+                       b.at("squares_low").get<std::vector<std::uint64_t>>()))
+        throw sim::input_error(paths[i] + ": /series_bands",
+                               fmt::format("{} sums per sample time", one.columns()),
+                               "another shape");
+      bands.merge(one);
+    });
+  if (bands.replications() != reps)
+    throw sim::input_error("waitroom merge", fmt::format("queue series of {} replications", reps),
+                           fmt::format("{}", bands.replications()));
   // As unsharded `run --replications`: table, json or csv, and --html.
   const std::string format = m.format.value_or(m.out ? "json" : "table");
   nlohmann::json result;
-  if (format != "table" || m.html) result = reports::replications_json(s, sums, 0.95, version);
+  if (format != "table" || m.html)
+    result = reports::replications_json(s, sums, 0.95, version, &bands);
   if (m.html && write_html(*m.html, result, s.name) != exit_ok) return exit_output;
   const std::string text = format == "json"  ? result.dump(2) + "\n"
                            : format == "csv" ? reports::run_csv(result)

@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace waitroom::reports {
 
 using nlohmann::json;
@@ -64,6 +66,11 @@ std::string run_csv(const json& r) {
         row(out, {name, metric, v["estimate"], ci_end(v, 0), ci_end(v, 1), r["replications"],
                   r["confidence"]});
       }
+    // P(wait > t) at each of the class's points: one row each, the point in the metric name.
+    for (const auto& [name, c] : rows)
+      for (const auto& v : at(*c, "p_wait_above"))
+        row(out, {name, fmt::format("p_wait_above_{:g}_s", v["t_s"].get<double>()), v["estimate"],
+                  ci_end(v, 0), ci_end(v, 1), r["replications"], r["confidence"]});
     return out;
   }
   static constexpr std::string_view counts[] = {"arrived",   "refused",    "released",

@@ -200,6 +200,18 @@ json wait_summary(const models::wait_stats& w) {
                          {"bucket", "[lower, upper) count"},
                          {"max_relative_bucket_width", sim::log_histogram::max_relative_width},
                          {"buckets", buckets}};
+  // How long those who gave up had waited (counted users, as abandon_wait_s); null: nobody.
+  if (w.abandon_ns) {
+    json gave_up = json::array();
+    for (const auto& b : w.abandon_ns->nonzero_buckets())
+      gave_up.push_back({b.lower, b.upper, b.count});
+    s["abandon_histogram"] = {{"unit", "ns"},
+                              {"bucket", "[lower, upper) count"},
+                              {"max_relative_bucket_width", sim::log_histogram::max_relative_width},
+                              {"buckets", gave_up}};
+  } else {
+    s["abandon_histogram"] = nullptr;
+  }
   return s;
 }
 

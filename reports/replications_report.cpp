@@ -1,7 +1,10 @@
 #include <cmath>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "models/room/summary.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/markup_escape.hpp"
 #include "reports/report.hpp"
@@ -43,6 +46,35 @@ std::vector<models::sla_metric> reported_metrics(const models::scenario& s, std:
   return out;
 }
 
+// A t interval over replications of a share each replication measures, or null estimate and
+// interval when some replication has no released user of the class (no share to average).
+json share_interval(const std::vector<replication_summary>& rs, std::int32_t c, double level,
+                    const std::function<std::optional<double>(const models::wait_stats&)>& f) {
+  std::vector<double> xs;
+  for (const auto& r : rs) {
+    auto x = f(r.waits[static_cast<std::size_t>(c + 1)]);
+    if (!x) return {{"estimate", nullptr}, {"ci", {nullptr, nullptr}}};
+    xs.push_back(*x);
+  }
+  return interval_json(sim::mean_interval(xs, level));
+}
+
+// P(wait > 0) and P(wait > t) per replication, with t intervals across replications.
+void put_tails(json& j, const models::scenario& s, const std::vector<replication_summary>& rs,
+               std::int32_t c, double level) {
+  j["p_waited"] = share_interval(rs, c, level, models::waited_share);
+  json tails = json::array();
+  for (const auto& p : models::tail_points(s, c)) {
+    json t = share_interval(rs, c, level, [&](const models::wait_stats& w) {
+      return models::wait_above_share(w, p.t_s);
+    });
+    t["t_s"] = p.t_s;
+    t["from"] = p.from_sla ? "sla" : "fixed";
+    tails.push_back(t);
+  }
+  j["p_wait_above"] = tails;
+}
+
 std::vector<models::metric_table> tables_of(const std::vector<replication_summary>& rs) {
   std::vector<models::metric_table> ts;
   for (const auto& r : rs) ts.push_back(r.table);
@@ -57,6 +89,7 @@ json class_summary(const models::scenario& s, const std::vector<replication_summ
   models::wait_stats pooled;
   for (const auto& r : rs) pooled.merge(r.waits[static_cast<std::size_t>(c + 1)]);
   j["pooled"] = wait_summary(pooled);
+  put_tails(j, s, rs, c, level);
   return j;
 }
 
@@ -75,9 +108,35 @@ replication_summary summarize(const models::room_result& r) {
   return out;
 }
 
+json series_bands_json(const models::scenario& s, const models::series_bands& b, double level) {
+  auto column = [&](std::size_t j) {
+    json mean = json::array(), lo = json::array(), hi = json::array();
+    for (std::size_t k = 0; k < b.samples(); ++k) {
+      const auto iv = b.at(k, j, level);
+      mean.push_back(iv.mean);
+      lo.push_back(iv.lo());
+      hi.push_back(iv.hi());
+    }
+    return json{{"mean", mean}, {"ci_low", lo}, {"ci_high", hi}};
+  };
+  json by_class = json::object();
+  for (std::size_t c = 0; c < s.classes.size(); ++c) by_class[s.classes[c].name] = column(1 + c);
+  return {{"method",
+           "At every sample time of the grid, the mean over replications and a pointwise "
+           "Student-t interval (not a simultaneous band); a replication that ended earlier "
+           "counts as nobody waiting and nobody released after its end."},
+          {"interval_s", s.run.sample_interval_s},
+          {"replications", b.replications()},
+          {"t_s", b.t_s()},
+          {"waiting", column(0)},
+          {"waiting_by_class", by_class},
+          {"released_since_previous", column(b.columns() - 1)}};
+}
+
 json replications_json(const models::scenario& s, const std::vector<models::room_result>& rs,
-                       double level, std::string_view tool_version) {
-  return replications_json(s, summarize_all(rs), level, tool_version);
+                       double level, std::string_view tool_version,
+                       const models::series_bands* bands) {
+  return replications_json(s, summarize_all(rs), level, tool_version, bands);
 }
 
 std::string replications_table(const models::scenario& s,
@@ -86,7 +145,8 @@ std::string replications_table(const models::scenario& s,
 }
 
 json replications_json(const models::scenario& s, const std::vector<replication_summary>& rs,
-                       double level, std::string_view tool_version) {
+                       double level, std::string_view tool_version,
+                       const models::series_bands* bands) {
   const auto ts = tables_of(rs);
   json j;
   j["schema_version"] = result_schema_version;
@@ -98,7 +158,10 @@ json replications_json(const models::scenario& s, const std::vector<replication_
       "Each statistic is estimated in every independent replication; the estimate is their "
       "mean and ci a Student-t interval over replications (percentiles: nearest-rank "
       "per replication from the histogram, then the t interval). 'pooled' merges all "
-      "replications' waits.";
+      "replications' waits. p_waited (P(wait > 0)) and p_wait_above (P(wait > t)) are shares of "
+      "each replication's released users, then the t interval; t are the SLA's limits on "
+      "waits, or 10 s, 1 min, 5 min, 15 min and 1 h without any; P(wait > t) counts t's own "
+      "histogram bucket (< 0.79% of t wide) as evenly spread.";
   j["scenario"] = models::to_json(s);
   j["classes"] = json::array();
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
@@ -107,6 +170,7 @@ json replications_json(const models::scenario& s, const std::vector<replication_
     j["classes"].push_back(cj);
   }
   j["overall"] = class_summary(s, rs, ts, -1, level);
+  if (bands) j["queue_length_bands"] = series_bands_json(s, *bands, level);
   j["per_replication"] = json::array();
   for (const auto& r : rs)
     j["per_replication"].push_back({{"replication", r.replication},
@@ -136,6 +200,25 @@ std::string replications_table(const models::scenario& s,
                        cell(ci, models::sla_metric::mean_wait_s),
                        cell(ci, models::sla_metric::p95_wait_s),
                        cell(ci, models::sla_metric::p99_wait_s));
+  }
+  // Tail probabilities: measured in each replication, then the same t interval.
+  out += fmt::format("\n{:<12} {:>10} {:>22}  (share of released users; t from {})\n", "class", "t",
+                     "P(wait > t)", s.sla ? "the SLA's wait limits" : "fixed points");
+  auto share = [&](const json& v) {
+    if (v["estimate"].is_null()) return std::string("no data");
+    return fmt::format("{:.4f} ± {:.4f}", v["estimate"].get<double>(),
+                       (v["ci"][1].get<double>() - v["ci"][0].get<double>()) / 2);
+  };
+  for (std::size_t c = 0; c <= s.classes.size(); ++c) {
+    auto ci = c < s.classes.size() ? static_cast<std::int32_t>(c) : -1;
+    if (ci < 0 && s.classes.size() == 1) break;
+    json j;
+    put_tails(j, s, rs, ci, level);
+    const std::string name = ci < 0 ? "all" : s.classes[c].name;
+    out += fmt::format("{:<12} {:>10} {:>22}\n", name, "0 s", share(j["p_waited"]));
+    for (const auto& t : j["p_wait_above"])
+      out += fmt::format("{:<12} {:>10} {:>22}\n", name,
+                         fmt::format("{:g} s", t["t_s"].get<double>()), share(t));
   }
   return out;
 }

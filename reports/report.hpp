@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/room/result.hpp"
+#include "models/room/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 
@@ -26,9 +27,11 @@ nlohmann::json result_json(const models::scenario& s, const models::room_result&
 std::string result_table(const models::scenario& s, const models::room_result& r);
 
 // Several replications: t intervals for every statistic (see the "method" field).
+// bands (optional): the replications' queue samples, written as queue_length_bands.
 nlohmann::json replications_json(const models::scenario& s,
                                  const std::vector<models::room_result>& rs, double level,
-                                 std::string_view tool_version);
+                                 std::string_view tool_version,
+                                 const models::series_bands* bands = nullptr);
 std::string replications_table(const models::scenario& s,
                                const std::vector<models::room_result>& rs, double level);
 // All the replication report reads of one run, small enough for a shard file of
@@ -43,7 +46,12 @@ struct replication_summary {
 replication_summary summarize(const models::room_result& r);
 nlohmann::json replications_json(const models::scenario& s,
                                  const std::vector<replication_summary>& rs, double level,
-                                 std::string_view tool_version);
+                                 std::string_view tool_version,
+                                 const models::series_bands* bands = nullptr);
+// Per sample time: the mean number waiting (everyone, each class) and released per interval
+// over replications, with pointwise t intervals.
+nlohmann::json series_bands_json(const models::scenario& s, const models::series_bands& b,
+                                 double level);
 std::string replications_table(const models::scenario& s,
                                const std::vector<replication_summary>& rs, double level);
 // Variants compared on common random numbers: runs[v][r] is variant v, replication r.

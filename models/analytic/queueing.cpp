@@ -349,6 +349,11 @@ estimate_or_reason analytic_for(const scenario& s) {
     e.model = fmt::format("M/M/{} (Erlang C)", c);
     e.mean_wait_s.assign(s.classes.size(), mmc_mean_wait(c, lambda, es));
     e.p_wait = erlang_c(c, lambda * es);
+    // The tail needs served-in-arrival-order (not only one order for the mean): plain FIFO
+    // scores below the minute (a minute cookie shuffles users who came in the same minute).
+    if (s.policy.order == ordering::fifo && s.policy.unit != time_unit::min &&
+        s.policy.noise == 0 && s.lists.size() <= 1)
+      e.wait_decay_per_s = c / es - lambda;
     return {e, ""};
   }
   if (c == 1) {

@@ -74,7 +74,9 @@ struct analytic_estimate {
   std::vector<double> mean_wait_s;  // per class
   std::optional<double> p_wait;     // probability of waiting, when known
   std::optional<double> p_abandon;  // Erlang-A
-  bool overall_only = false;        // mean_wait_s[0] is for all users, not per class
+  // FIFO M/M/c: P(wait > t) = p_wait exp(-decay t), decay = c mu - lambda (per second).
+  std::optional<double> wait_decay_per_s;
+  bool overall_only = false;  // mean_wait_s[0] is for all users, not per class
 };
 
 // The closed form that matches the scenario, or why none does.

@@ -109,13 +109,17 @@ memory_estimate estimate_memory(const scenario& s) {
   const double classes = static_cast<double>(s.classes.size());
   constexpr double all_buckets = static_cast<double>(sim::log_histogram::bucket_count);
   const double sample_bytes = static_cast<double>(sizeof(queue_sample)) + 16.0 * classes;
+  // With patience, a histogram of the abandoners' waits per class and overall too.
+  bool patience = false;
+  for (const auto& c : s.classes) patience = patience || c.patience_s.has_value();
+  const double wait_kinds = patience ? 2.0 : 1.0;
   m.run_bytes = m.peak_waiting * bytes_per_waiting_user + samples * sample_bytes +
-                3.0 * all_buckets * 8.0 * (classes + 1);
+                (2.0 + wait_kinds) * all_buckets * 8.0 * (classes + 1);
   // A finished replication: the result itself and one 16-byte entry per non-empty histogram
   // bucket (at most one per user, at most all of them): per class and overall, the
   // backend's response times, the waiting page's four ETA estimators per class.
   const double one = std::min(users + 1, all_buckets);
-  double buckets = std::min(users + 1, classes * all_buckets) + one;
+  double buckets = std::min(users + 1, wait_kinds * classes * all_buckets) + wait_kinds * one;
   if (s.backend) buckets += one;
   if (s.compensation) buckets += one;
   if (s.polling) buckets += 4.0 * std::min(users + 1, classes * all_buckets);

@@ -10,6 +10,10 @@ void wait_stats::merge(const wait_stats& o) {
   abandoned += o.abandoned;
   paid_later += o.paid_later;
   abandon_s.merge(o.abandon_s);
+  if (o.abandon_ns) {
+    if (!abandon_ns) abandon_ns.emplace();
+    abandon_ns->merge(*o.abandon_ns);
+  }
   wait_s.merge(o.wait_s);
   wait_ns.merge(o.wait_ns);
   refused_counted += o.refused_counted;

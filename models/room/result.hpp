@@ -18,6 +18,8 @@ struct wait_stats {
   std::uint64_t abandoned = 0;     // gave up waiting
   std::uint64_t paid_later = 0;    // of those, paid later from "orders to pay"
   sim::running_moments abandon_s;  // how long those who gave up had waited
+  // The same waits as a histogram (counted users, as abandon_s), absent while nobody gave up.
+  std::optional<sim::log_histogram> abandon_ns;
   std::uint64_t released = 0;
   std::uint64_t waiting_at_end = 0;
   sim::running_moments wait_s;  // entry -> release, seconds

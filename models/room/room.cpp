@@ -397,7 +397,11 @@ void room::on_abandon(std::uint32_t user) {
   if (page_) page_->gave_up(user, l, now);
   auto& st = result_.by_class[c];
   ++st.abandoned;
-  if (warmup_.counts(users_.entry_ns(user))) st.abandon_s.add(static_cast<double>(waited) * 1e-9);
+  if (warmup_.counts(users_.entry_ns(user))) {
+    st.abandon_s.add(static_cast<double>(waited) * 1e-9);
+    if (!st.abandon_ns) st.abandon_ns.emplace();
+    st.abandon_ns->add(waited);
+  }
   if (sim::unit_from_hash(sim::mix64(user ^ pay_later_salt_)) <
       sc_.classes[c].pay_later_probability)
     ++st.paid_later;

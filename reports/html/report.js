@@ -322,9 +322,10 @@
     return { xs, ys, n };
   }
   // Each class's waits as the share of its users in log-spaced bins (a log time axis).
-  function logHistogram(classes, unit) {
+  function logHistogram(classes, unit, key) {
+    key = key || 'wait_histogram';
     let lo = Infinity, hi = 0;
-    for (const c of classes) for (const [l, h, n] of c.wait_histogram.buckets) if (n > 0 && l > 0) { lo = Math.min(lo, l); hi = Math.max(hi, h); }
+    for (const c of classes) for (const [l, h, n] of c[key].buckets) if (n > 0 && l > 0) { lo = Math.min(lo, l); hi = Math.max(hi, h); }
     if (!(hi > lo)) return null;
     const bins = 60, llo = Math.log10(lo), lhi = Math.log10(hi), w = (lhi - llo) / bins;
     const xs = [];
@@ -332,7 +333,7 @@
     const ys = classes.map((c) => {
       const y = new Array(bins).fill(0);
       let n = 0, zero = 0;
-      for (const [l, h, k] of c.wait_histogram.buckets) {
+      for (const [l, h, k] of c[key].buckets) {
         n += k;
         if (l <= 0) { zero += k; continue; }
         const mid = Math.sqrt(l * Math.max(h, l + 1));
@@ -342,6 +343,21 @@
       return { y: y.map((v) => (n ? (100 * v) / n : null)), zeroShare: n ? zero / n : 0 };
     });
     return { xs, ys };
+  }
+  // How long those who gave up had waited, per class (rows: objects with abandon_histogram).
+  function abandonersChart(rows, what) {
+    const gave = rows.filter((c) => c.abandon_histogram && c.abandon_histogram.buckets.length);
+    if (!gave.length) return;
+    let maxA = 0;
+    for (const c of gave) for (const b of c.abandon_histogram.buckets) maxA = Math.max(maxA, b[1] * 1e-9);
+    const au = timeUnit(maxA);
+    const lh = logHistogram(gave, au, 'abandon_histogram');
+    if (!lh) return;
+    chart({
+      title: `Waits of the users who gave up${what}, on a log time axis`, xLabel: `time waited before giving up (${au.name}, log scale)`, yLabel: 'share of the class\'s abandoners (%) per bin', xLog: true,
+      note: `60 bins of equal width in log(wait), from the abandoners' wait histograms (${gave.map((c) => `${c.name} ${c.abandon_histogram.buckets.reduce((a, b) => a + b[2], 0)}`).join(', ')} users).`,
+      x: lh.xs, series: gave.map((c, i) => ({ label: c.name, colour: colourOf(c.name), dash: dashOf(c.name), y: lh.ys[i].y })), yMin: 0,
+    });
   }
   function renderRun() {
     const sc = R.scenario || {};
@@ -402,6 +418,8 @@
         });
       }
     }
+
+    abandonersChart(rows, '');
 
     // Queue length over time.
     const q = R.queue_length;
@@ -553,7 +571,29 @@
         x: joined[0], series: ser.map((s2, i) => Object.assign(s2, { y: joined[i + 1] })), hbars: marks,
         vlines: slaTargets(sc).filter((t) => limitOf(t) && isWaitMetric(t.metric)).map((t) => ({ x: limitOf(t).v / tu.div, label: `SLA ${targetClass(t)} ${WAIT_METRICS[t.metric]} ${limitOf(t).op} ${duration(limitOf(t).v)}`, colour: t.class && t.class !== 'all' ? colourOf(t.class) : '#b3261e' })) });
     }
-    missing('Queue length, controller, backend and polling series over time are not drawn for replications: the replications result keeps per-class estimates with intervals, not time series. Render a single run (waitroom run --html) for those.');
+    // The queue over time: mean over replications per sample time, with pointwise 95% bands.
+    const qb = R.queue_length_bands;
+    if (qb && qb.t_s && qb.t_s.length) {
+      h2('The queue over time, 95% bands across replications');
+      const band = (b) => [b.ci_low.map((v) => Math.max(0, v)), b.ci_high];
+      const names = Object.keys(qb.waiting_by_class || {}).sort((a, b) => classOrder.indexOf(a) - classOrder.indexOf(b));
+      const qs = names.map((name) => ({ label: `${name} waiting`, colour: colourOf(name), y: qb.waiting_by_class[name].mean, band: band(qb.waiting_by_class[name]) }));
+      if (qs.length > 1) qs.push({ label: 'all waiting', colour: ALL, dash: [6, 4], y: qb.waiting.mean, band: band(qb.waiting) });
+      else if (!qs.length) qs.push({ label: 'waiting', colour: ALL, y: qb.waiting.mean, band: band(qb.waiting) });
+      chart({ title: 'Queue length per class over time, mean of replications with 95% bands', xLabel: 'time (s)', yLabel: 'users waiting', x: qb.t_s, series: qs, yMin: 0,
+        note: `Sampled every ${qb.interval_s} s of simulated time in each of ${qb.replications} replications. ${qb.method}` });
+      chart({ title: `Users released per ${qb.interval_s} s, mean of replications with 95% band`, xLabel: 'time (s)', yLabel: `users released per ${qb.interval_s} s`, x: qb.t_s, yMin: 0,
+        series: [{ label: 'released', colour: OTHER[0], y: qb.released_since_previous.mean, band: band(qb.released_since_previous) }] });
+    }
+    const tails = rows.filter((c) => c.p_waited);
+    if (tails.length) {
+      h2('Probability of waiting, 95% intervals across replications');
+      note('Each replication\'s share of its released users who waited at all (t = 0) or longer than t, then a Student-t interval across replications. t: the scenario\'s SLA limits on waits, or fixed points without any.');
+      table(['class', 't', 'P(wait > t)', 'from'], tails.flatMap((c) => [[{ text: c.name, swatch: c.name }, '0', ciCell(c.p_waited, pct), 'waited at all']].concat(
+        (c.p_wait_above || []).map((t) => [{ text: c.name, swatch: c.name }, duration(t.t_s), ciCell(t, pct), t.from === 'sla' ? 'SLA limit' : 'fixed point']))));
+    }
+    abandonersChart(rows.map((c) => Object.assign({ name: c.name }, c.pooled || {})), ', all replications pooled');
+    missing('Controller, backend and polling series over time are not drawn for replications: render a single run (waitroom run --html) for those.');
   }
 
   // ---- compare: forest plots ----
@@ -595,6 +635,85 @@
   }
 
   // ---- sweep and plan ----
+  // A heat map drawn on a canvas: xs along the bottom, ys down the left, one cell per pair,
+  // coloured by the worst observed/limit ratio (log scale, green below 1, red above), with a
+  // colour legend, a ✓/✗ per cell (readable in grey print) and a hover read-out. It answers
+  // the browser test as a uPlot chart does (ctx, bbox, setSize).
+  function heatMap(spec) {
+    const box = el('div', { class: 'chart heatmap' });
+    add(box);
+    box.append(el('div', { class: 'u-title', text: spec.title }));
+    const canvas = el('canvas');
+    box.append(canvas);
+    const readout = el('p', { class: 'note readout', text: 'Hover a cell for its targets.' });
+    box.append(readout);
+    const ctx = canvas.getContext('2d');
+    const ratioColour = (r, verdict) => {
+      if (verdict === 'na' || !num(r)) return verdict === 'pass' ? '#1a9850' : verdict === 'fail' ? '#d73027' : '#9e9e9e';
+      // log2(ratio) in [-2, 1]: deep green at a quarter of the limit, yellow-green near it, red past it.
+      const x = Math.max(-2, Math.min(1, Math.log2(Math.max(r, 1e-9))));
+      if (verdict === 'fail' || r > 1) return x > 0.5 ? '#a50026' : '#d73027';
+      return x < -1.5 ? '#006837' : x < -1 ? '#1a9850' : x < -0.5 ? '#66bd63' : '#91cf60';
+    };
+    const obj = { ctx, bbox: { left: 0, top: 0, width: 1, height: 1 }, height: 0, layout: null };
+    const cellsDrawn = spec.cells.filter((c) => c.p).length;
+    function draw(cssWidth) {
+      const dpr = devicePixelRatio || 1;
+      const left = 90, right = 150, top = 12, bottom = 58;
+      const cw = Math.max(24, Math.floor((cssWidth - left - right) / spec.xs.length));
+      const ch = Math.max(22, Math.min(48, cw));
+      const w = left + cw * spec.xs.length + right, h = top + ch * spec.ys.length + bottom;
+      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+      canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
+      obj.height = h;
+      obj.bbox = { left: left * dpr, top: top * dpr, width: cw * spec.xs.length * dpr, height: ch * spec.ys.length * dpr };
+      obj.layout = { left, top, cw, ch };
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, w, h);
+      ctx.font = '12px system-ui, sans-serif';
+      ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+      spec.ys.forEach((a, yi) => spec.xs.forEach((b, xi) => {
+        const c = spec.cells.find((q) => q.a === a && q.b === b);
+        const x = left + xi * cw, y = top + yi * ch;
+        ctx.fillStyle = c && c.p ? ratioColour(c.worst, c.verdict) : '#ffffff';
+        ctx.fillRect(x, y, cw, ch);
+        ctx.strokeStyle = '#ffffff'; ctx.lineWidth = 1.5; ctx.strokeRect(x, y, cw, ch);
+        if (c && c.p) {
+          ctx.fillStyle = '#ffffff';
+          const mark = c.verdict === 'pass' ? '✓' : c.verdict === 'fail' ? '✗' : '?';
+          ctx.fillText(cw >= 56 && num(c.worst) ? `${mark} ${sig(c.worst, 3)}` : mark, x + cw / 2, y + ch / 2);
+        }
+      }));
+      // Axes: tick labels at each cell, the knobs' names.
+      ctx.fillStyle = '#222';
+      const every = Math.max(1, Math.ceil(spec.xs.length / Math.max(1, Math.floor((cw * spec.xs.length) / 40))));
+      spec.xs.forEach((b, xi) => { if (xi % every === 0) ctx.fillText(String(b), left + xi * cw + cw / 2, top + ch * spec.ys.length + 12); });
+      ctx.textAlign = 'right';
+      spec.ys.forEach((a, yi) => ctx.fillText(String(a), left - 6, top + yi * ch + ch / 2));
+      ctx.textAlign = 'center'; ctx.font = '600 13px system-ui, sans-serif';
+      ctx.fillText(spec.xLabel, left + (cw * spec.xs.length) / 2, top + ch * spec.ys.length + 36);
+      ctx.save(); ctx.translate(16, top + (ch * spec.ys.length) / 2); ctx.rotate(-Math.PI / 2); ctx.fillText(spec.yLabel, 0, 0); ctx.restore();
+      // Legend: the colour steps with their ratio ranges.
+      const lx = left + cw * spec.xs.length + 16;
+      const steps = [['#006837', '< 0.35 (✓)'], ['#1a9850', '0.35–0.5 (✓)'], ['#66bd63', '0.5–0.71 (✓)'], ['#91cf60', '0.71–1 (✓)'], ['#d73027', '1–1.41 (✗)'], ['#a50026', '> 1.41 (✗)'], ['#9e9e9e', 'no verdict (?)']];
+      ctx.font = '600 12px system-ui, sans-serif'; ctx.textAlign = 'left';
+      ctx.fillText('worst ratio', lx, top + 6);
+      ctx.font = '12px system-ui, sans-serif';
+      steps.forEach(([col, label], i) => { ctx.fillStyle = col; ctx.fillRect(lx, top + 18 + i * 18, 14, 14); ctx.fillStyle = '#222'; ctx.fillText(label, lx + 20, top + 25 + i * 18); });
+    }
+    obj.setSize = ({ width }) => draw(width);
+    draw(WIDTH);
+    canvas.addEventListener('mousemove', (ev) => {
+      const L = obj.layout, r = canvas.getBoundingClientRect();
+      const scale = r.width / (canvas.width / (devicePixelRatio || 1));
+      const xi = Math.floor(((ev.clientX - r.left) / scale - L.left) / L.cw), yi = Math.floor(((ev.clientY - r.top) / scale - L.top) / L.ch);
+      const c = xi >= 0 && yi >= 0 && xi < spec.xs.length && yi < spec.ys.length ? spec.cells.find((q) => q.a === spec.ys[yi] && q.b === spec.xs[xi]) : null;
+      readout.textContent = c && c.p ? `${spec.yLabel} = ${c.a}, ${spec.xLabel} = ${c.b}: ${c.verdict === 'pass' ? 'every SLA holds' : c.verdict === 'fail' ? 'a target fails' : 'no verdict'}${num(c.worst) ? `, worst ratio ${sig(c.worst, 3)}` : ''}. ${c.detail.join('; ')}` : 'Hover a cell for its targets.';
+    });
+    charts.push({ title: spec.title, points: cellsDrawn, u: obj });
+    box.setAttribute('data-points', String(cellsDrawn));
+    return obj;
+  }
   function renderGrid() {
     const pts = R.points || [];
     const axes = R.axes || (pts[0] ? Object.keys(pts[0].values) : []);
@@ -657,26 +776,31 @@
       const [ax0, ax1] = axes;
       const v0 = [...new Set(pts.map((p) => p.values[ax0]))], v1 = [...new Set(pts.map((p) => p.values[ax1]))];
       h2(`Feasible region over ${ax0} and ${ax1}`);
-      note('Green: every SLA holds on its confidence bound; red: a target fails. Each cell shows the largest observed/limit ratio among the targets (upper bound of the interval for a "max" target; above 1 fails).');
+      note('Each cell is one point of the grid: its colour the largest observed/limit ratio among the SLA targets (the interval\'s upper bound over a "max" limit, or a "min" limit over the lower bound: above 1 fails), green where every SLA holds on its confidence bound, red where a target fails, grey without a verdict. Hover a cell for its targets; the same figures are in the table after the map.');
+      const cellsOf = [];
+      for (const a of v0) for (const b of v1) {
+        const p = pts.find((q) => q.values[ax0] === a && q.values[ax1] === b);
+        let worst = null;
+        if (p) for (const tg of p.targets || []) { const r = tg.max != null ? tg.ci[1] / tg.max : tg.min != null && tg.ci[0] ? tg.min / tg.ci[0] : null; if (num(r)) worst = worst == null ? r : Math.max(worst, r); }
+        const verdict = !p || !('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : 'fail';
+        cellsOf.push({ a, b, p, worst, verdict, detail: p ? (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${tg.pass ? 'holds' : 'fails'}`) : [] });
+      }
+      heatMap({ title: `Feasible map over ${ax0} and ${ax1}`, xLabel: ax1, yLabel: ax0, xs: v1, ys: v0, cells: cellsOf });
       const t = el('table', { class: 'heat' });
+      t.append(el('caption', { text: `The feasible map as a table (cell: the largest observed/limit ratio; hover for the targets)` }));
       const hr = el('tr', {}, el('th', { text: `${ax0} ↓  ${ax1} →` }));
       for (const b of v1) hr.append(el('th', { text: String(b) }));
       t.append(hr);
-      let cells = 0;
       for (const a of v0) {
         const tr = el('tr', {}, el('th', { text: String(a) }));
         for (const b of v1) {
-          const p = pts.find((q) => q.values[ax0] === a && q.values[ax1] === b);
-          if (!p) { tr.append(el('td', { class: 'na', text: '–' })); continue; }
-          let worst = null;
-          for (const tg of p.targets || []) { const r = tg.max != null ? tg.ci[1] / tg.max : tg.min != null && tg.ci[0] ? tg.min / tg.ci[0] : null; if (num(r)) worst = worst == null ? r : Math.max(worst, r); }
-          tr.append(el('td', { class: !('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : 'fail', text: worst == null ? (p.sla_holds ? '✓' : '✗') : sig(worst, 3), title: (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${tg.pass ? 'holds' : 'fails'}`).join('\n') }));
-          cells++;
+          const c = cellsOf.find((q) => q.a === a && q.b === b);
+          if (!c.p) { tr.append(el('td', { class: 'na', text: '–' })); continue; }
+          tr.append(el('td', { class: c.verdict, text: c.worst == null ? (c.p.sla_holds ? '✓' : '✗') : sig(c.worst, 3), title: c.detail.join('\n') }));
         }
         t.append(tr);
       }
       add(t);
-      charts.push({ title: 'feasible map', points: cells, u: null });
       // Also each class's p95 along the second knob, one curve per value of the first.
       let maxW = 0;
       for (const p of pts) for (const c of p.classes) if (c.p95_wait_s) maxW = Math.max(maxW, c.p95_wait_s.ci[1]);

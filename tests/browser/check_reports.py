@@ -35,6 +35,15 @@ RECORD_PRINT_WIDTHS = """(() => {
   return widths();
 })()"""
 TOTAL_TIMEOUT_S = 900
+# Charts a report must have (title prefixes), besides every chart drawing data: the
+# replications' queue series with bands, the canvas heat map, the abandoners' waits.
+EXPECTED_CHARTS = {
+    "replications": ["Queue length per class over time, mean of replications",
+                     "Users released per"],
+    "plan_2d": ["Feasible map over"],
+    "run_polling": ["Waits of the users who gave up"],
+    "run_backend": ["Waits of the users who gave up"],
+}
 
 
 def reports(binary, src, out):
@@ -226,6 +235,10 @@ def main():
             checks, problems = check_page(browser, html, png)
             pdf = os.path.join(args.out_dir, name + ".pdf")
             problems += check_print(browser, browser.last_session, checks, pdf)
+            for want in EXPECTED_CHARTS.get(name, []):
+                if not any(not c["table"] and c["title"].startswith(want) and c["points"] > 0
+                           and c["pixels"] > 0 for c in checks or []):
+                    problems.append("no chart '%s...' with drawn data" % want)
             charts = sum(1 for c in checks or [] if not c["table"])
             print("%-14s %7d bytes  %2d charts  %s  %s" % (
                 name, size, charts, "ok" if not problems else "FAILED", png))

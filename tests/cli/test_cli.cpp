@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -390,6 +391,17 @@ TEST(Cli, EstimateCoversTickReleaseAndErlangA) {
   ASSERT_EQ(ea.code, 0) << ea.err;
   EXPECT_NE(ea.out.find("Erlang-A"), std::string::npos) << ea.out;
   EXPECT_NE(ea.out.find("P(abandon)"), std::string::npos);
+  // FIFO M/M/4: P(wait > t) = C exp(-(4 mu - lambda) t) at the SLA's wait limits (1.6 s, 12 s).
+  auto tail = run("estimate " + scenario("mmc_validation.json") +
+                  " --set /run/horizon_s=2000 --replications 3 --format json");
+  ASSERT_EQ(tail.code, 0) << tail.err;
+  auto tj = nlohmann::json::parse(tail.out);
+  ASSERT_EQ(tj["rows"].size(), 4u) << tail.out;
+  EXPECT_EQ(tj["rows"][1]["name"], "P(wait > 0)");
+  EXPECT_EQ(tj["rows"][2]["name"], "P(wait > 1.6 s)");
+  const double c = tj["rows"][1]["closed_form"].get<double>();
+  EXPECT_NEAR(tj["rows"][2]["closed_form"].get<double>(), c * std::exp(-0.5 * 1.6), 1e-15);
+  EXPECT_NEAR(tj["rows"][3]["closed_form"].get<double>(), c * std::exp(-0.5 * 12), 1e-15);
 }
 
 namespace {

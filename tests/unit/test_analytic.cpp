@@ -30,10 +30,14 @@ TEST(Analytic, ThePickedModelFitsTheScenario) {
   ASSERT_TRUE(mmc.estimate);
   EXPECT_EQ(mmc.estimate->model, "M/M/4 (Erlang C)");
   EXPECT_NEAR(mmc.estimate->mean_wait_s[0], models::mmc_mean_wait(4, 3.5, 1.0), 1e-12);
+  // FIFO M/M/4: P(wait > t) = C exp(-(4 mu - lambda) t), decay 4 - 3.5.
+  ASSERT_TRUE(mmc.estimate->wait_decay_per_s);
+  EXPECT_DOUBLE_EQ(*mmc.estimate->wait_decay_per_s, 0.5);
   auto prio = models::analytic_for(load("priority_mm1.json"));
   ASSERT_TRUE(prio.estimate);
   EXPECT_NEAR(prio.estimate->mean_wait_s[0], 1.0, 1e-12);
   EXPECT_NEAR(prio.estimate->mean_wait_s[1], 5.0, 1e-12);
+  EXPECT_FALSE(prio.estimate->wait_decay_per_s);  // priority: the tail is not one exponential
   auto clinic = models::analytic_for(load("clinic.json"));
   EXPECT_FALSE(clinic.estimate);
   EXPECT_NE(clinic.reason.find("Poisson"), std::string::npos);
