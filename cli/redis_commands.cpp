@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "models/room/room.hpp"
 #include "output_file.hpp"
+#include "redis/cleanup.hpp"
 #include "redis/error.hpp"
 #include "redis/load.hpp"
 #include "redis/mirror.hpp"
@@ -354,7 +355,7 @@ int redis_run_command(const std::vector<std::string>& args) {
     models::room_result r;
     nlohmann::json block;
     std::uint64_t keys_deleted = 0;
-    try {
+    redis::deleting_keys_on_error(url, keys, keep, {}, [&] {
       redis::redis_mirror mirror(conn, keys, mo);
       sampled_mirror sampled(mirror, conn);
       models::room rm(s, seed);
@@ -362,17 +363,7 @@ int redis_run_command(const std::vector<std::string>& args) {
       r = rm.run();
       mirror.finish(static_cast<std::int64_t>(r.end_time_s * 1e9));
       block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
-    } catch (...) {
-      if (!keep) {
-        // On a fresh connection: the failed one may still have replies in flight.
-        try {
-          redis::connection cleanup(url);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
+    });
     if (!keep) keys_deleted = redis::delete_keys(conn, keys);
     block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
     std::string text;
@@ -423,19 +414,8 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
     o.duration_s = probe_s;
     o.progress = nullptr;
     redis::key_layout keys{redis::new_run_id()};
-    redis::load_result r;
-    try {
-      r = redis::run_load(sc, url, keys, o);
-    } catch (...) {
-      if (!a.keep) {
-        try {
-          redis::connection cleanup(url, a.opt.connect);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
+    redis::load_result r = redis::deleting_keys_on_error(
+        url, keys, a.keep, a.opt.connect, [&] { return redis::run_load(sc, url, keys, o); });
     if (!a.keep) {
       redis::connection cleanup(url, a.opt.connect);
       redis::delete_keys(cleanup, keys);
@@ -498,19 +478,8 @@ int load_command(const std::vector<std::string>& args) {
     if (::isatty(STDERR_FILENO) != 0)
       a.opt.progress = [](const std::string& line) { fmt::print(stderr, "\r{}", line); };
     if (a.search) return speed_search(sc, url, a);
-    redis::load_result r;
-    try {
-      r = redis::run_load(sc, url, keys, a.opt);
-    } catch (...) {
-      if (!a.keep) {
-        try {
-          redis::connection cleanup(url, a.opt.connect);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
+    redis::load_result r = redis::deleting_keys_on_error(
+        url, keys, a.keep, a.opt.connect, [&] { return redis::run_load(sc, url, keys, a.opt); });
     if (a.opt.progress) fmt::print(stderr, "\n");
     if (!a.keep) {
       redis::connection cleanup(url, a.opt.connect);
