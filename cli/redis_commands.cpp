@@ -365,11 +365,14 @@ mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
   redis::deleting_keys_on_error(url, keys, keep, {}, [&] {
     redis::redis_mirror mirror(conn, keys, mo);
     sampled_mirror sampled(mirror, conn);
+    sampled.memory.sample(conn, 0);  // before the first key: Redis's own used_memory
     models::room rm(s, seed, replication);
     rm.set_mirror(&sampled);
     out.result = rm.run();
     mirror.finish(static_cast<std::int64_t>(out.result.end_time_s * 1e9));
     out.block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
+    // Beside Redis's own figure, the model's estimate (the result's run.redis_memory_mb).
+    out.block["memory"]["model_estimate_mb"] = out.result.redis_memory_bytes / 1e6;
   });
   if (!keep) out.keys_deleted = redis::delete_keys(conn, keys);
   out.block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
@@ -382,11 +385,14 @@ std::string summary_line(const std::string& where, const nlohmann::json& block,
   const bool kept = block["keys"] != "deleted";
   return fmt::format(
       "redis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
-      "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB{}\n",
+      "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB ({:.1f} MB above the "
+      "start; the model's estimate {:.1f} MB){}\n",
       where, block["releases"].get<std::uint64_t>(), block["released"].get<std::uint64_t>(),
       block["replies_checked"].get<std::uint64_t>(), block["round_trips"].get<std::uint64_t>(),
       block["wait_s"].get<double>(),
       static_cast<double>(block["memory"]["peak_used_bytes"].get<std::int64_t>()) / 1e6,
+      block["memory"]["peak_above_start_mb"].get<double>(),
+      block["memory"]["model_estimate_mb"].get<double>(),
       kept ? ", keys kept under " + block["keys"].get<std::string>()
            : fmt::format(", {} keys deleted", keys_deleted));
 }
