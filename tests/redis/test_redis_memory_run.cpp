@@ -100,4 +100,23 @@ TEST(RedisMemorySla, ALimitAboveHoldsAndOneBelowFails) {
   }
 }
 
+// plan finds the largest backlog whose sets stay under a memory limit: the estimate grows with
+// the backlog, so the limit falls between the formula's sizes of two grid points.
+TEST(RedisMemorySla, PlanFindsTheBacklogsThatFitALimit) {
+  redis_server s;  // only for its temp folder: plan talks to no Redis
+  const double limit = 5.0;
+  auto file = backlog_scenario(
+      s, 10'000, "hex",
+      {{"replications", 2}, {"targets", {{{"metric", "redis_memory_mb"}, {"max", limit}}}}});
+  // 30k waiting is under 5 MB by the formula, 40k over it (the sets of the 5 s run add little).
+  ASSERT_LT(rm::zset_bytes(30'000, rm::hex_member_len) / 1e6, limit);
+  ASSERT_GT(rm::zset_bytes(40'000, rm::hex_member_len) / 1e6, limit);
+  auto t =
+      run("plan " + file + " --knob /arrivals/backlog_users --range 10000:60000:10000 --quiet");
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_NE(t.out.find("every SLA holds for /arrivals/backlog_users from 10000 to 30000"),
+            std::string::npos)
+      << t.out;
+}
+
 }  // namespace
