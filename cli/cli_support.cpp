@@ -201,6 +201,13 @@ common_args parse_args(const std::string& command, const std::vector<std::string
     add("search", po::bool_switch(),
         "one knob: bisect from the closed form's first guess instead of trying every value");
   }
+  // Listed for --help only: redis_commands takes them out of the line before parsing.
+  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check) {
+    add("redis", po::value<std::string>()->value_name("URL"),
+        kind == command_kind::run ? "mirror the run on a real Redis (docs/redis.md)"
+                                  : "also mirror replication 0 of each scenario on a real Redis");
+    add("redis-keep", po::bool_switch(), "with --redis: leave the run's keys in Redis");
+  }
   add("help", po::bool_switch(), "this text");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<strings>());

@@ -3,6 +3,7 @@
 #include "cli_support.hpp"
 #include "memory_check.hpp"
 #include "output_file.hpp"
+#include "redis_commands.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -47,10 +48,10 @@ usage:
                [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
   waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
                [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
-               [--shard K/N --out FILE]
+               [--shard K/N --out FILE] [--redis URL [--redis-keep]]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
                [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
-               [--html FILE]
+               [--html FILE] [--redis URL [--redis-keep]]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
                [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
                [--shard K/N]
@@ -304,7 +305,9 @@ int run_command(const std::vector<std::string>& args) {
   return exit_ok;
 }
 
-int check_command(const std::vector<std::string>& args) {
+int check_command(const std::vector<std::string>& all_args) {
+  std::vector<std::string> args = all_args;
+  const redis_request redis = take_redis_flags(args);
   common_args a = parse_args("check", args, command_kind::check);
   if (a.scenario_paths.empty())
     throw sim::input_error("waitroom check", "one or more SCENARIO files", "none");
@@ -316,8 +319,21 @@ int check_command(const std::vector<std::string>& args) {
   }
   for (auto& s : scenarios)
     if (a.seed) s.seed = *a.seed;
+  if (redis.url && a.shard)
+    throw sim::input_error("--shard", "no --shard with --redis (replication 0 is mirrored)",
+                           "--shard");
   // (scenario, replication) units K mod N; --out names the shard file there.
   if (a.shard) return check_shard(a, scenarios);
+  mirrored_blocks mirrored;  // replication 0 of each scenario on Redis, before the rest
+  if (redis.url) {
+    std::vector<const models::scenario*> ps;
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      refuse_unmirrorable(scenarios[i], a.scenario_paths[i] + ": ");
+      ps.push_back(&scenarios[i]);
+    }
+    if (int rc = mirror_first_replications(redis, ps, a.scenario_paths, "scenario", mirrored))
+      return rc;
+  }
   std::vector<std::vector<models::metric_table>> tables;
   std::size_t total = 0;
   for (const auto& s : scenarios) {
@@ -335,10 +351,13 @@ int check_command(const std::vector<std::string>& args) {
         tables.back().push_back(models::tabulate(r));
     }
   }
-  return check_output(a, scenarios, tables);  // the same code as `merge` of check shards
+  // The same code as `merge` of check shards.
+  return check_output(a, scenarios, tables, mirrored.json, mirrored.text);
 }
 
-int compare_command(const std::vector<std::string>& args) {
+int compare_command(const std::vector<std::string>& all_args) {
+  std::vector<std::string> args = all_args;
+  const redis_request redis = take_redis_flags(args);
   common_args a = parse_args("compare", args, command_kind::compare);
   if (a.variants.empty())
     throw sim::input_error("--variant", "at least one NAME:/pointer=value[,/pointer=value]",
@@ -371,19 +390,27 @@ int compare_command(const std::vector<std::string>& args) {
   }
   std::uint64_t seed = a.seed.value_or(scenarios.front().seed);
   const std::uint32_t reps = replications_or(a, 10);
-  std::vector<std::vector<models::room_result>> runs;
   std::vector<const models::scenario*> ptrs;
   for (auto& s : scenarios) {
     s.seed = seed;  // common random numbers: every variant sees the same customers
-    runs.push_back(models::replicate(s, seed, reps, threads_or_cores(a.threads)));
     ptrs.push_back(&s);
   }
+  mirrored_blocks mirrored;  // replication 0 of each variant on Redis, before the rest
+  if (redis.url) {
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      refuse_unmirrorable(scenarios[i], "--variant " + names[i] + ": ");
+    if (int rc = mirror_first_replications(redis, ptrs, names, "variant", mirrored)) return rc;
+  }
+  std::vector<std::vector<models::room_result>> runs;
+  for (auto& s : scenarios)
+    runs.push_back(models::replicate(s, seed, reps, threads_or_cores(a.threads)));
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
   j["tool"] = {{"name", "waitroom"}, {"version", version}};
+  if (redis.url) j["redis"] = mirrored.json;
   std::string format = a.format.value_or(a.out ? "json" : "table");
   std::string text = format == "json"  ? j.dump(2) + "\n"
                      : format == "csv" ? reports::compare_csv(j)
-                                       : reports::compare_table(j);
+                                       : reports::compare_table(j) + mirrored.text;
   if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
   return write_or_print(a, text);
 }

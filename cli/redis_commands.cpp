@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "models/room/room.hpp"
 #include "output_file.hpp"
+#include "redis/cleanup.hpp"
 #include "redis/error.hpp"
 #include "redis/load.hpp"
 #include "redis/mirror.hpp"
@@ -314,83 +315,144 @@ class sampled_mirror final : public models::queue_mirror {
 
 }  // namespace
 
-int redis_run_command(const std::vector<std::string>& args) {
-  std::optional<std::string> url_text;
-  bool keep = false;
+redis_request take_redis_flags(std::vector<std::string>& args) {
+  redis_request r;
   std::vector<std::string> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--redis") {
       if (i + 1 >= args.size())
         throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "nothing");
-      url_text = args[++i];
+      r.url = args[++i];
     } else if (args[i] == "--redis-keep") {
-      keep = true;
+      r.keep = true;
     } else {
       rest.push_back(args[i]);
     }
   }
+  if (r.keep && !r.url) throw sim::input_error("--redis-keep", "--redis URL with it", "no --redis");
+  args = std::move(rest);
+  return r;
+}
+
+void refuse_unmirrorable(const models::scenario& s, const std::string& where) {
+  if (s.run.warmup == models::warmup_kind::mser5)
+    throw sim::input_error(where + "/run/warmup", "no mser5 warm-up with --redis (it runs twice)",
+                           "mser5");
+}
+
+namespace {
+
+struct mirrored_run {
+  models::room_result result;
+  nlohmann::json block;  // redis_block + "keys"
+  std::uint64_t keys_deleted = 0;
+};
+
+// One replication of `s`, every queue operation mirrored on Redis and checked, on its own keys
+// (deleted at the end, and on any error, unless keep). Throws redis_error.
+mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
+                                std::uint64_t replication, const redis::redis_url& url, bool keep) {
+  redis::connection conn(url);
+  redis::key_layout keys{redis::new_run_id()};
+  redis::mirror_options mo;
+  mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
+  std::optional<redis::token_signer> signer;
+  if (s.redis.tokens == models::token_format::signed_hmac) {
+    signer = redis::token_signer::from_env_or_random();
+    mo.signer = &*signer;
+  }
+  mirrored_run out;
+  redis::deleting_keys_on_error(url, keys, keep, {}, [&] {
+    redis::redis_mirror mirror(conn, keys, mo);
+    sampled_mirror sampled(mirror, conn);
+    sampled.memory.sample(conn, 0);  // before the first key: Redis's own used_memory
+    models::room rm(s, seed, replication);
+    rm.set_mirror(&sampled);
+    out.result = rm.run();
+    mirror.finish(static_cast<std::int64_t>(out.result.end_time_s * 1e9));
+    out.block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
+    // Beside Redis's own figure, the model's estimate (the result's run.redis_memory_mb).
+    out.block["memory"]["model_estimate_mb"] = out.result.redis_memory_bytes / 1e6;
+  });
+  if (!keep) out.keys_deleted = redis::delete_keys(conn, keys);
+  out.block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
+  return out;
+}
+
+// "parity held over ... ; peak used_memory ..., N keys deleted" (no password: url.describe()).
+std::string summary_line(const std::string& where, const nlohmann::json& block,
+                         std::uint64_t keys_deleted) {
+  const bool kept = block["keys"] != "deleted";
+  return fmt::format(
+      "redis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
+      "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB ({:.1f} MB above the "
+      "start; the model's estimate {:.1f} MB){}\n",
+      where, block["releases"].get<std::uint64_t>(), block["released"].get<std::uint64_t>(),
+      block["replies_checked"].get<std::uint64_t>(), block["round_trips"].get<std::uint64_t>(),
+      block["wait_s"].get<double>(),
+      static_cast<double>(block["memory"]["peak_used_bytes"].get<std::int64_t>()) / 1e6,
+      block["memory"]["peak_above_start_mb"].get<double>(),
+      block["memory"]["model_estimate_mb"].get<double>(),
+      kept ? ", keys kept under " + block["keys"].get<std::string>()
+           : fmt::format(", {} keys deleted", keys_deleted));
+}
+
+int redis_exit(const redis::redis_error& e) {
+  fmt::print(stderr, "waitroom: {}\n", e.what());
+  if (e.kind() == redis::error_kind::bad_url) return exit_bad_input;
+  return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
+}
+
+}  // namespace
+
+int mirror_first_replications(const redis_request& req,
+                              const std::vector<const models::scenario*>& scenarios,
+                              const std::vector<std::string>& names, const std::string& name_key,
+                              mirrored_blocks& out) {
+  try {
+    redis::redis_url url = redis::parse_url_from_env(*req.url);
+    out.json = nlohmann::json::array();
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      auto m = mirror_replication(*scenarios[i], scenarios[i]->seed, 0, url, req.keep);
+      m.block[name_key] = names[i];
+      m.block["replication"] = 0;
+      if (out.text.empty()) out.text.push_back('\n');
+      out.text +=
+          summary_line(fmt::format("{} ({} {}, replication 0)", url.describe(), name_key, names[i]),
+                       m.block, m.keys_deleted);
+      out.json.push_back(std::move(m.block));
+    }
+    return exit_ok;
+  } catch (const redis::redis_error& e) {
+    return redis_exit(e);
+  }
+}
+
+int redis_run_command(const std::vector<std::string>& args) {
+  std::vector<std::string> rest = args;
+  const redis_request req = take_redis_flags(rest);
   common_args a = parse_args("run", rest, command_kind::run);
   if (a.replications > 1)
     throw sim::input_error("--replications", "1 with --redis (one replication is mirrored)",
                            std::to_string(a.replications));
   if (a.trace) throw sim::input_error("--trace", "no trace with --redis", "--trace");
   models::scenario s = load(a, a.scenario_path);
-  if (s.run.warmup == models::warmup_kind::mser5)
-    throw sim::input_error("/run/warmup", "no mser5 warm-up with --redis (it runs twice)", "mser5");
+  refuse_unmirrorable(s, "");
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
   std::string format = a.format.value_or(a.out ? "json" : "table");
   try {
-    redis::redis_url url = redis::parse_url_from_env(*url_text);
-    redis::connection conn(url);
-    redis::key_layout keys{redis::new_run_id()};
-    redis::mirror_options mo;
-    mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
-    std::optional<redis::token_signer> signer;
-    if (s.redis.tokens == models::token_format::signed_hmac) {
-      signer = redis::token_signer::from_env_or_random();
-      mo.signer = &*signer;
-    }
-    models::room_result r;
-    nlohmann::json block;
-    std::uint64_t keys_deleted = 0;
-    try {
-      redis::redis_mirror mirror(conn, keys, mo);
-      sampled_mirror sampled(mirror, conn);
-      models::room rm(s, seed);
-      rm.set_mirror(&sampled);
-      r = rm.run();
-      mirror.finish(static_cast<std::int64_t>(r.end_time_s * 1e9));
-      block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);
-    } catch (...) {
-      if (!keep) {
-        // On a fresh connection: the failed one may still have replies in flight.
-        try {
-          redis::connection cleanup(url);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
-    if (!keep) keys_deleted = redis::delete_keys(conn, keys);
-    block["keys"] = keep ? keys.prefix() + "*" : std::string("deleted");
+    redis::redis_url url = redis::parse_url_from_env(*req.url);
+    auto m = mirror_replication(s, seed, 0, url, req.keep);
     std::string text;
     if (format == "json") {
-      auto j = reports::result_json(s, r, version);
-      j["redis"] = block;
+      auto j = reports::result_json(s, m.result, version);
+      j["redis"] = m.block;
       text = j.dump(2) + "\n";
     } else {
-      text = reports::result_table(s, r);
-      text += fmt::format(
-          "\nredis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
-          "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB{}\n",
-          url.describe(), block["releases"].get<std::uint64_t>(),
-          block["released"].get<std::uint64_t>(), block["replies_checked"].get<std::uint64_t>(),
-          block["round_trips"].get<std::uint64_t>(), block["wait_s"].get<double>(),
-          static_cast<double>(block["memory"]["peak_used_bytes"].get<std::int64_t>()) / 1e6,
-          keep ? ", keys kept under " + keys.prefix() + "*"
-               : fmt::format(", {} keys deleted", keys_deleted));
+      text = reports::result_table(s, m.result);
+      text += '\n';
+      text += summary_line(url.describe(), m.block, m.keys_deleted);
     }
     if (a.out) {
       if (!write_atomically(*a.out, text)) {
@@ -403,9 +465,7 @@ int redis_run_command(const std::vector<std::string>& args) {
     }
     return exit_ok;
   } catch (const redis::redis_error& e) {
-    fmt::print(stderr, "waitroom: {}\n", e.what());
-    if (e.kind() == redis::error_kind::bad_url) return exit_bad_input;
-    return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
+    return redis_exit(e);
   }
 }
 
@@ -423,19 +483,8 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
     o.duration_s = probe_s;
     o.progress = nullptr;
     redis::key_layout keys{redis::new_run_id()};
-    redis::load_result r;
-    try {
-      r = redis::run_load(sc, url, keys, o);
-    } catch (...) {
-      if (!a.keep) {
-        try {
-          redis::connection cleanup(url, a.opt.connect);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
+    redis::load_result r = redis::deleting_keys_on_error(
+        url, keys, a.keep, a.opt.connect, [&] { return redis::run_load(sc, url, keys, o); });
     if (!a.keep) {
       redis::connection cleanup(url, a.opt.connect);
       redis::delete_keys(cleanup, keys);
@@ -498,19 +547,8 @@ int load_command(const std::vector<std::string>& args) {
     if (::isatty(STDERR_FILENO) != 0)
       a.opt.progress = [](const std::string& line) { fmt::print(stderr, "\r{}", line); };
     if (a.search) return speed_search(sc, url, a);
-    redis::load_result r;
-    try {
-      r = redis::run_load(sc, url, keys, a.opt);
-    } catch (...) {
-      if (!a.keep) {
-        try {
-          redis::connection cleanup(url, a.opt.connect);
-          redis::delete_keys(cleanup, keys);
-        } catch (const std::exception&) {  // the first error is the one to report
-        }
-      }
-      throw;
-    }
+    redis::load_result r = redis::deleting_keys_on_error(
+        url, keys, a.keep, a.opt.connect, [&] { return redis::run_load(sc, url, keys, a.opt); });
     if (a.opt.progress) fmt::print(stderr, "\n");
     if (!a.keep) {
       redis::connection cleanup(url, a.opt.connect);

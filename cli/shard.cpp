@@ -440,7 +440,8 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
 }
 
 int check_output(const common_args& a, const std::vector<models::scenario>& scenarios,
-                 const std::vector<std::vector<models::metric_table>>& tables) {
+                 const std::vector<std::vector<models::metric_table>>& tables,
+                 const nlohmann::json& redis, const std::string& redis_text) {
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
   bool all_pass = true;
   const std::string format = a.format.value_or(a.out ? "json" : "table");
@@ -457,7 +458,9 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
                last_write_error());
     return exit_output;
   }
-  const auto result = reports::check_json(outcomes, version);
+  auto result = reports::check_json(outcomes, version);
+  if (!redis.is_null()) result["redis"] = redis;
+  if (format == "table") text += redis_text;
   if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
   text = format == "table" ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
          : format == "csv" ? reports::check_csv(result)

@@ -35,8 +35,10 @@ int check_shard(const common_args& a, const std::vector<models::scenario>& scena
 
 // check's verdict from each scenario's metric tables (one per replication): the tables, the
 // final line and the exit code; the same code for `check` and for `merge` of its shards.
+// redis (check --redis): added to the JSON as "redis" and to the table before the verdict.
 int check_output(const common_args& a, const std::vector<models::scenario>& scenarios,
-                 const std::vector<std::vector<models::metric_table>>& tables);
+                 const std::vector<std::vector<models::metric_table>>& tables,
+                 const nlohmann::json& redis = nullptr, const std::string& redis_text = {});
 
 // `merge` of run and check shards (already read: paths[i] is shards[i]'s file).
 int merge_run(const common_args& m, const std::vector<std::string>& paths,

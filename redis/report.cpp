@@ -29,7 +29,7 @@ memory_info info_memory(connection& c) {
 
 void memory_sampler::sample(connection& c, std::uint64_t waiting_users) {
   auto m = info_memory(c);
-  ++samples_;
+  if (samples_++ == 0) first_ = m.used_memory;
   if (m.used_memory > peak_) {
     peak_ = m.used_memory;
     waiting_at_peak_ = waiting_users;
@@ -40,9 +40,13 @@ nlohmann::json redis_block(const command_stats& c, const mirror_stats& m,
                            const memory_sampler& mem) {
   nlohmann::json commands = nlohmann::json::object();
   for (const auto& [name, n] : c.sent) commands[name] = n;
-  nlohmann::json memory = {{"peak_used_bytes", mem.peak_used_memory()},
-                           {"waiting_at_peak", mem.waiting_at_peak()},
-                           {"samples", mem.samples()}};
+  nlohmann::json memory = {
+      {"peak_used_bytes", mem.peak_used_memory()},
+      {"waiting_at_peak", mem.waiting_at_peak()},
+      {"samples", mem.samples()},
+      {"start_used_bytes", mem.first_used_memory()},
+      {"peak_above_start_mb",
+       static_cast<double>(mem.peak_used_memory() - mem.first_used_memory()) / 1e6}};
   if (mem.waiting_at_peak() > 0)
     memory["per_waiting_user_bytes"] =
         static_cast<double>(mem.peak_used_memory()) / static_cast<double>(mem.waiting_at_peak());

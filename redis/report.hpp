@@ -25,9 +25,12 @@ class memory_sampler {
   std::int64_t peak_used_memory() const { return peak_; }
   std::uint64_t waiting_at_peak() const { return waiting_at_peak_; }
   std::uint64_t samples() const { return samples_; }
+  // used_memory at the first sample (take it before the run makes a key): Redis's own.
+  std::int64_t first_used_memory() const { return first_; }
 
  private:
   std::int64_t peak_ = 0;
+  std::int64_t first_ = 0;
   std::uint64_t waiting_at_peak_ = 0;
   std::uint64_t samples_ = 0;
 };

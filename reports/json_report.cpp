@@ -227,7 +227,8 @@ json result_json(const models::scenario& s, const models::room_result& r,
               {"end_time_s", r.end_time_s},
               {"events", r.events},
               {"peak_queue_length", r.peak_queue_length},
-              {"peak_memory_bytes", r.peak_memory_bytes}};
+              {"peak_memory_bytes", r.peak_memory_bytes},
+              {"redis_memory_mb", r.redis_memory_bytes / 1e6}};
   j["classes"] = json::array();
   for (std::size_t c = 0; c < r.by_class.size(); ++c) {
     json cj = wait_summary(r.by_class[c]);

@@ -128,6 +128,8 @@ struct room_result {
   double counted_from_s = 0;
   double queue_length_area_counted = 0;
   std::uint64_t peak_memory_bytes = 0;
+  // The peak Redis memory of the room's sets, estimated (models/queues/redis_memory_peak.hpp).
+  double redis_memory_bytes = 0;
 
   double mean_queue_length() const { return end_time_s > 0 ? queue_length_area / end_time_s : 0.0; }
 };

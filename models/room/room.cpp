@@ -46,6 +46,7 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
       aging_(s, sim_, users_, queues_),
       returns_(s, sim_, users_, queues_, seed, replication),
       warmup_(s.run),
+      redis_memory_(s),
       waiting_by_class_(s.classes.size(), 0) {
   if (s.admission) orders_.emplace(*s.admission, sim_, seed, replication);
   if (s.backend) backend_.emplace(*s.backend, sim_, controller_, trace_, seed, replication);
@@ -67,6 +68,15 @@ room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
 std::size_t room::memory_bytes() const {
   return users_.memory_bytes() + queues_.memory_bytes() + sim_.queue().memory_bytes() +
          aging_.memory_bytes() + (page_ ? page_->memory_bytes() : 0);
+}
+
+// Both estimates fall only when users leave: called before each release, at every sample and
+// at the end, which finds their peaks.
+void room::note_peaks() {
+  peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
+  std::uint64_t released = 0;
+  for (const auto& l : result_.by_list) released += l.released;
+  redis_memory_.observe(queues_, released);
 }
 
 room_result room::run() {
@@ -100,11 +110,12 @@ room_result room::run() {
 
   account_queue_change();
   if (warmup_.counted_from_ns() == 0) result_.queue_length_area_counted = result_.queue_length_area;
-  peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
+  note_peaks();
   result_.stop_reason = sim::to_string(why);
   result_.end_time_s = sim_.now().seconds();
   result_.events = sim_.events_executed();
   result_.peak_memory_bytes = peak_memory_;
+  result_.redis_memory_bytes = redis_memory_.peak_bytes();
   result_.compensation = returns_.finish();
   result_.returning_visits = returns_.returning_visits();
   result_.warmup_dropped = warmup_.dropped();
@@ -421,7 +432,7 @@ void room::on_tick() {
         counter_->advance(periodic_increment(sc_.release.counter, now, controller_) + reclaimed);
   if (queues_.total() > 0) {
     account_queue_change();
-    peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
+    note_peaks();
     release(batch);
   }
   queues_.round_end(now);
@@ -488,7 +499,7 @@ void room::on_sample() {
   if (page_ && !ticks) page_->round(sim_.now().ns());
   if (backend_) backend_->record_controller(sim_.now().seconds());
   if (orders_) orders_->sample(sim_.now().seconds());
-  peak_memory_ = std::max<std::uint64_t>(peak_memory_, memory_bytes());
+  note_peaks();
   if (!done() && result_.samples.size() < max_samples)
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(sc_.run.sample_interval_s), p_sample,
                   k_sample);

@@ -17,6 +17,7 @@
 #include "models/polling/waiting_page.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/queues.hpp"
+#include "models/queues/redis_memory_peak.hpp"
 #include "models/release/active_users.hpp"
 #include "models/release/controller.hpp"
 #include "models/release/selection.hpp"
@@ -84,6 +85,7 @@ class room {
   // The released user orders (stock-capped admission) and the backend starts on it.
   void reach_backend();
   void account_queue_change();
+  void note_peaks();  // process memory and the Redis memory estimate
   void schedule_session_end();
   std::uint32_t draw_sku() { return sc_.skus.size() > 1 ? sku_mix_.draw(sku_rng_) : 0; }
 
@@ -115,6 +117,7 @@ class room {
   std::optional<serving_counter> counter_;  // serving_counter mode
   bool max_size_inlet_ = false;
   warmup warmup_;
+  redis_memory_peak redis_memory_;
 
   room_result result_;
   std::vector<std::uint64_t> waiting_by_class_;

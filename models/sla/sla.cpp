@@ -12,10 +12,10 @@ namespace waitroom::models {
 
 const std::vector<std::string>& sla_metric_names() {
   static const std::vector<std::string> names = {
-      "mean_wait_s",          "p50_wait_s",       "p90_wait_s",        "p95_wait_s",
-      "p99_wait_s",           "p999_wait_s",      "max_wait_s",        "refused_share",
-      "waiting_at_end_share", "abandoned_share",  "eta_mae_s",         "rank_moved_back_share",
-      "redis_peak_per_s",     "backend_p95_rt_s", "backend_error_rate"};
+      "mean_wait_s",          "p50_wait_s",       "p90_wait_s",         "p95_wait_s",
+      "p99_wait_s",           "p999_wait_s",      "max_wait_s",         "refused_share",
+      "waiting_at_end_share", "abandoned_share",  "eta_mae_s",          "rank_moved_back_share",
+      "redis_peak_per_s",     "backend_p95_rt_s", "backend_error_rate", "redis_memory_mb"};
   return names;
 }
 
@@ -89,6 +89,8 @@ double metric_value(const room_result& r, std::int32_t user_class, sla_metric m)
       return share_of(w, w.censored_s.count());
     case sla_metric::abandoned_share:
       return share_of(w, w.abandon_s.count());
+    case sla_metric::redis_memory_mb:
+      return r.redis_memory_bytes / 1e6;
     default:
       break;
   }

@@ -27,6 +27,9 @@ enum class sla_metric {
   redis_peak_per_s,
   backend_p95_rt_s,
   backend_error_rate,
+  // Whole-room: the peak Redis memory of the room's sets in MB (10^6 bytes), estimated by the
+  // model (models/queues/redis_memory_peak.hpp); needs no Redis.
+  redis_memory_mb,
 };
 // Metrics that need a `polling` or a `backend` block.
 bool needs_polling(sla_metric m);

@@ -77,7 +77,8 @@ TEST(Replications, SlaBlocksAreValidated) {
       "test.json: /sla/targets/0/metric: expected one of: mean_wait_s, p50_wait_s, p90_wait_s, "
       "p95_wait_s, p99_wait_s, p999_wait_s, max_wait_s, refused_share, waiting_at_end_share, "
       "abandoned_share, eta_mae_s, rank_moved_back_share, redis_peak_per_s, backend_p95_rt_s, "
-      "backend_error_rate, found a string (\"mean_wait\") (did you mean 'mean_wait_s'?)");
+      "backend_error_rate, redis_memory_mb, found a string (\"mean_wait\") (did you mean "
+      "'mean_wait_s'?)");
   bad(R"({"targets": [{"metric": "eta_mae_s", "max": 1}]})",
       "test.json: /sla/targets/0/metric: expected a metric the scenario can measure "
       "('eta_mae_s' needs a polling block), found eta_mae_s");
