@@ -21,6 +21,7 @@
 #include "output_file.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
+#include "reports/interval_text.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
@@ -203,7 +204,8 @@ std::string grid_csv(const std::vector<axis>& axes, const std::vector<point_resu
         out += fmt::format(
             "{},{},{},{},{}\n",
             c < 0 ? std::string("all") : p.scenario.classes[static_cast<std::size_t>(c)].name,
-            models::to_string(m), iv.mean, iv.lo(), iv.hi());
+            models::to_string(m), reports::csv_number(iv.mean), reports::csv_number(iv.lo()),
+            reports::csv_number(iv.hi()));
       }
   return out;
 }
@@ -218,12 +220,15 @@ std::string grid_table(const std::vector<axis>& axes, const std::vector<point_re
   out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
                      "p95 wait (s)", "refused share");
   auto cell = [](const sim::interval& iv) {
-    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", iv.mean, iv.lo(), iv.hi());
+    return reports::interval_text(iv.mean, iv.lo(), iv.hi());
   };
   for (const auto& p : points) {
-    bool pass = true;
+    bool pass = true, failed = false;
     if (p.scenario.sla)
-      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
+        pass = pass && o.pass;
+        failed = failed || o.verdict == models::sla_verdict::fail;
+      }
     const auto nc = static_cast<std::int32_t>(p.scenario.classes.size());
     for (std::int32_t c = nc > 1 ? -1 : 0; c < nc; ++c) {
       const bool first = c == (nc > 1 ? -1 : 0);
@@ -235,7 +240,8 @@ std::string grid_table(const std::vector<axis>& axes, const std::vector<point_re
           cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
           cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
           cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
-      if (first && p.scenario.sla) out += pass ? "   holds" : "   fails";
+      // Not decided (no data, or users still waiting could change it) is not a failure.
+      if (first && p.scenario.sla) out += pass ? "   holds" : failed ? "   fails" : "   undecided";
       out += "\n";
     }
   }
@@ -538,7 +544,14 @@ bool point_holds(const point_result& p) {
 // same bytes for a plan and for `merge` of its shards.
 int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
                 const std::string& search_note) {
-  const auto& [axes, base, points, guess, any_guess, reps] = setup;
+  // Plain references, not a structured binding: clang 14 (the fuzz build) cannot capture
+  // those in a lambda.
+  const auto& axes = setup.axes;
+  const auto& base = setup.base;
+  const auto& points = setup.points;
+  const auto& guess = setup.guess;
+  const bool any_guess = setup.any_guess;
+  const auto reps = setup.reps;
   auto sla_holds = point_holds;
   std::string out =
       fmt::format("{}: {} targets at {:.0f}% confidence, {} replications a point\n", base.name,
@@ -585,13 +598,14 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
       }
       out += fmt::format("{:>12}", points[i].values[0]);
       for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
-        out += fmt::format(" {:>{}}",
-                           fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean,
-                                       o.estimate.lo(), o.estimate.hi(),
-                                       o.pass                                        ? "  "
-                                       : o.verdict == models::sla_verdict::undecided ? " ?"
-                                                                                     : " !"),
-                           width);
+        out += fmt::format(
+            " {:>{}}",
+            fmt::format("{}{}",
+                        reports::interval_text(o.estimate.mean, o.estimate.lo(), o.estimate.hi()),
+                        o.pass                                        ? "  "
+                        : o.verdict == models::sla_verdict::undecided ? " ?"
+                                                                      : " !"),
+            width);
       pareto[i] = nc == 2 && !dominated;
       out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", pareto[i] ? "*" : "");
       if (any_guess) out += !guess[i] ? "  -" : *guess[i] ? "  holds" : "  fails";
