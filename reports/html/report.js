@@ -604,6 +604,11 @@
     for (const n of classNames) colourOf(n);
     if (pts[0].classes.some((c) => c.class === 'all')) classNames.push('all');
     const withSla = pts.some((p) => 'sla_holds' in p);
+    // Three verdicts: a target not decided (no data, or users still waiting could change it)
+    // is neither a pass nor a failure; a point fails only when one of its targets fails.
+    const targetVerdict = (t) => (t.pass ? 'pass' : t.verdict === 'undecided' ? 'undecided' : 'fail');
+    const pointVerdict = (p) => (!('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : (p.targets || []).some((t) => targetVerdict(t) === 'fail') ? 'fail' : 'undecided');
+    const verdictWord = { pass: 'holds', fail: 'fails', undecided: 'undecided', na: '–' };
     if (axes.length === 1) {
       const ax = axes[0];
       const xs = pts.map((p) => p.values[ax]);
@@ -657,7 +662,7 @@
       const [ax0, ax1] = axes;
       const v0 = [...new Set(pts.map((p) => p.values[ax0]))], v1 = [...new Set(pts.map((p) => p.values[ax1]))];
       h2(`Feasible region over ${ax0} and ${ax1}`);
-      note('Green: every SLA holds on its confidence bound; red: a target fails. Each cell shows the largest observed/limit ratio among the targets (upper bound of the interval for a "max" target; above 1 fails).');
+      note('Green: every SLA holds on its confidence bound; red: a target fails; grey "?": undecided (no data, or users still waiting at the end could change it). Each cell shows the largest observed/limit ratio among the targets (upper bound of the interval for a "max" target; above 1 fails).');
       const t = el('table', { class: 'heat' });
       const hr = el('tr', {}, el('th', { text: `${ax0} ↓  ${ax1} →` }));
       for (const b of v1) hr.append(el('th', { text: String(b) }));
@@ -670,7 +675,8 @@
           if (!p) { tr.append(el('td', { class: 'na', text: '–' })); continue; }
           let worst = null;
           for (const tg of p.targets || []) { const r = tg.max != null ? tg.ci[1] / tg.max : tg.min != null && tg.ci[0] ? tg.min / tg.ci[0] : null; if (num(r)) worst = worst == null ? r : Math.max(worst, r); }
-          tr.append(el('td', { class: !('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : 'fail', text: worst == null ? (p.sla_holds ? '✓' : '✗') : sig(worst, 3), title: (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${tg.pass ? 'holds' : 'fails'}`).join('\n') }));
+          const v = pointVerdict(p);
+          tr.append(el('td', { class: v, text: v === 'undecided' ? '?' : worst == null ? (p.sla_holds ? '✓' : '✗') : sig(worst, 3), title: (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${verdictWord[targetVerdict(tg)]}`).join('\n') }));
           cells++;
         }
         t.append(tr);
@@ -690,7 +696,7 @@
       h2('Every SLA target at every point');
       const tg = pts[0].targets || [];
       table(axes.concat(tg.map((t) => `${t.class} ${t.metric} ${limitOf(t) ? limitOf(t).op + ' ' + sig(limitOf(t).v) : ''}`), ['all hold']),
-        pts.map((p) => axes.map((a) => p.values[a]).concat((p.targets || []).map((t) => ({ text: `${sig(t.estimate)} [${sig(t.ci[0])}, ${sig(t.ci[1])}]`, cls: t.pass ? 'pass' : 'fail' })), [{ text: p.sla_holds ? 'holds' : 'fails', cls: p.sla_holds ? 'pass' : 'fail' }])));
+        pts.map((p) => axes.map((a) => p.values[a]).concat((p.targets || []).map((t) => ({ text: t.estimate == null ? 'no data ?' : `${sig(t.estimate)} [${sig(t.ci[0])}, ${sig(t.ci[1])}]${targetVerdict(t) === 'undecided' ? ' ?' : ''}`, cls: targetVerdict(t) })), [{ text: verdictWord[pointVerdict(p)], cls: pointVerdict(p) }])));
     } else {
       missing('The scenario has no sla block: no limits to draw and no feasible range.');
     }
