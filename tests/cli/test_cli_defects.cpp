@@ -213,7 +213,7 @@ TEST(CliDefects, OutputsKeepPermissionsOrTakeTheUmask) {
   EXPECT_NE(slurp(kept), "old");
   EXPECT_EQ(mode_of(kept), 0640u);
   ::chmod(kept.c_str(), 0604);
-  ASSERT_EQ(run("run " + s + " --csv " + kept.string()).code, 0);
+  ASSERT_EQ(run("run " + s + " --format csv --out " + kept.string()).code, 0);
   EXPECT_EQ(mode_of(kept), 0604u);
   ASSERT_EQ(
       run("run " + s + " --format json --out " + (dir / "new027.json").string(), "umask 027;").code,
