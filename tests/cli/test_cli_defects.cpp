@@ -166,15 +166,17 @@ TEST(CliDefects, PlanAndSweepTablesShowNoDataNotNan) {
   auto p = run("plan " + s + " --knob /release/batch --range 1:2:1");
   EXPECT_EQ(p.out.find("nan"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("- ?"), std::string::npos) << p.out;
-  auto w = run("sweep " + s + " --vary /release/batch=1:2:1 --replications 2 --quiet");
+  const auto csv = dir / "sweep.csv";
+  auto w = run("sweep " + s +
+               " --vary /release/batch=1:2:1 --replications 2 --quiet --format table --csv " +
+               csv.string());
   EXPECT_EQ(w.out.find("nan"), std::string::npos) << w.out;
   EXPECT_NE(w.out.find(" - "), std::string::npos) << w.out;
   EXPECT_NE(w.out.find("undecided"), std::string::npos) << w.out;
   EXPECT_EQ(w.out.find("fails"), std::string::npos) << w.out;
-  auto csv =
-      run("sweep " + s + " --vary /release/batch=1:2:1 --replications 2 --quiet --format csv");
-  EXPECT_EQ(csv.out.find("nan"), std::string::npos) << csv.out;
-  EXPECT_NE(csv.out.find("normal,mean_wait_s,,,"), std::string::npos) << csv.out;
+  const auto text = slurp(csv);
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_NE(text.find("normal,mean_wait_s,,,"), std::string::npos) << text;
 }
 
 // The temporary file beside an output needs a writable folder, even where `>` to the existing
