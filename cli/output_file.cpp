@@ -113,10 +113,25 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   slot_ = claim_slot(tmp_);
   out_.open(tmp_, std::ios::binary | std::ios::out | std::ios::trunc);
   if (!out_) {
-    error_ = reason(errno);
+    const int err = errno;
+    error_ = reason(err);
+    if (err == EACCES || err == EPERM || err == EROFS)
+      error_ = "cannot create the temporary file " + tmp_ + ": " + error_ +
+               "; an output is written beside its target and renamed into place, so its folder "
+               "must be writable";
     release_slot(slot_);
     slot_ = -1;
     tmp_.clear();
+    return;
+  }
+  // A replaced file keeps its permissions and owner, as `>` would; a new one gets the umask's
+  // default (the temporary file was created with it).
+  if (exists) {
+    ::chmod(tmp_.c_str(), st.st_mode & 07777);
+    // Only root may give a file away; otherwise the new file is ours (noted in docs/cli.md).
+    if ((st.st_uid != ::geteuid() || st.st_gid != ::getegid()) &&
+        ::chown(tmp_.c_str(), st.st_uid, st.st_gid) != 0) {
+    }
   }
 }
 

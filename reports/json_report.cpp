@@ -155,7 +155,10 @@ json wait_summary(const models::wait_stats& w) {
   s["refused"] = w.refused;
   s["abandoned"] = w.abandoned;
   s["paid_later"] = w.paid_later;
-  s["abandon_wait_s"] = {{"mean", w.abandon_s.mean()}, {"max", w.abandon_s.max()}};
+  // Nobody counted gave up: no wait to report (null), not a 0 that reads as "left at once".
+  const bool anyone_gave_up = w.abandon_s.count() > 0;
+  s["abandon_wait_s"] = {{"mean", anyone_gave_up ? json(w.abandon_s.mean()) : json(nullptr)},
+                         {"max", anyone_gave_up ? json(w.abandon_s.max()) : json(nullptr)}};
   s["released"] = w.released;
   s["waiting_at_end"] = w.waiting_at_end;
   json wait;

@@ -6,6 +6,7 @@
 
 #include "models/planning/pareto.hpp"
 #include "reports/check_report.hpp"
+#include "reports/interval_text.hpp"
 
 namespace waitroom::reports {
 
@@ -57,7 +58,7 @@ std::string grid_csv(const std::vector<axis>& axes, const std::vector<grid_point
         auto iv = models::table_interval(p.tables, c, m, 0.95);
         for (double v : p.values) out += fmt::format("{},", v);
         out += fmt::format("{},{},{},{},{}\n", class_name(p.scenario, c), models::to_string(m),
-                           iv.mean, iv.lo(), iv.hi());
+                           csv_number(iv.mean), csv_number(iv.lo()), csv_number(iv.hi()));
       }
   return out;
 }
@@ -70,13 +71,14 @@ std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_po
   for (const auto& ax : axes) out += fmt::format("{:>{}} ", ax.pointer, w);
   out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
                      "p95 wait (s)", "refused share");
-  auto cell = [](const sim::interval& iv) {
-    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", iv.mean, iv.lo(), iv.hi());
-  };
+  auto cell = [](const sim::interval& iv) { return interval_text(iv.mean, iv.lo(), iv.hi()); };
   for (const auto& p : points) {
-    bool pass = true;
+    bool pass = true, failed = false;
     if (p.scenario.sla)
-      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) pass = pass && o.pass;
+      for (const auto& o : models::evaluate(*p.scenario.sla, p.tables)) {
+        pass = pass && o.pass;
+        failed = failed || o.verdict == models::sla_verdict::fail;
+      }
     const auto nc = static_cast<std::int32_t>(p.scenario.classes.size());
     for (std::int32_t c = nc > 1 ? -1 : 0; c < nc; ++c) {
       const bool first = c == (nc > 1 ? -1 : 0);
@@ -87,7 +89,8 @@ std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_po
           cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
           cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
           cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
-      if (first && p.scenario.sla) out += pass ? "   holds" : "   fails";
+      // Not decided (no data, or users still waiting could change it) is not a failure.
+      if (first && p.scenario.sla) out += pass ? "   holds" : failed ? "   fails" : "   undecided";
       out += "\n";
     }
   }
@@ -161,13 +164,13 @@ std::string plan_table(const plan_view& v) {
     ++simulated;
     out += fmt::format("{:>12}", points[i].values[0]);
     for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
-      out += fmt::format(" {:>{}}",
-                         fmt::format("{:.4g} [{:.4g}, {:.4g}]{}", o.estimate.mean, o.estimate.lo(),
-                                     o.estimate.hi(),
-                                     o.pass                                        ? "  "
-                                     : o.verdict == models::sla_verdict::undecided ? " ?"
-                                                                                   : " !"),
-                         width);
+      out += fmt::format(
+          " {:>{}}",
+          fmt::format("{}{}", interval_text(o.estimate.mean, o.estimate.lo(), o.estimate.hi()),
+                      o.pass                                        ? "  "
+                      : o.verdict == models::sla_verdict::undecided ? " ?"
+                                                                    : " !"),
+          width);
     out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", v.pareto[i] ? "*" : "");
     if (v.any_guess) out += !v.guess[i] ? "  -" : *v.guess[i] ? "  holds" : "  fails";
     while (!out.empty() && out.back() == ' ') out.pop_back();

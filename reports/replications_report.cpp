@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -319,17 +321,23 @@ std::string xml_escape(const std::string& in) {
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level) {
   std::string out = fmt::format("{}: {:.0f}% confidence\n", s.name, level * 100);
+  auto word_of = [](const models::sla_outcome& o) -> std::string_view {
+    return o.verdict == models::sla_verdict::pass   ? "ok"
+           : o.verdict == models::sla_verdict::fail ? "FAIL"
+                                                    : "UNDECIDED";
+  };
+  // The verdict column is as wide as its widest word, so the targets line up.
+  std::size_t width = 4;
+  for (const auto& o : outcomes) width = std::max(width, word_of(o).size());
   for (const auto& o : outcomes) {
-    const char* word = o.verdict == models::sla_verdict::pass   ? "ok"
-                       : o.verdict == models::sla_verdict::fail ? "FAIL"
-                                                                : "UNDECIDED";
+    const auto word = word_of(o);
     if (std::isnan(o.estimate.mean))
-      out += fmt::format("  {:<4} {:<40} no data\n", word, target_text(s, o.target));
+      out += fmt::format("  {:<{}} {:<40} no data\n", word, width, target_text(s, o.target));
     else
       out +=
-          fmt::format("  {:<4} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", word,
+          fmt::format("  {:<{}} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", word, width,
                       target_text(s, o.target), o.estimate.mean, o.estimate.lo(), o.estimate.hi());
-    if (!o.reason.empty()) out += fmt::format("       {}\n", o.reason);
+    if (!o.reason.empty()) out += fmt::format("{:{}}{}\n", "", width + 3, o.reason);
   }
   return out;
 }

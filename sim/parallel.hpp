@@ -1,14 +1,19 @@
 #pragma once
 // Runs f(0) ... f(n-1) on up to `threads` threads. Each index is independent and writes its
 // own slot, so the caller's results are the same whatever the thread count; only the wall
-// time changes. The first exception (by index) is rethrown after all threads finish.
+// time changes. The first exception (by index) is rethrown after all threads finish; a
+// thread the system cannot start is an input_error naming --threads.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "sim/input_error.hpp"
 
 namespace waitroom::sim {
 
@@ -26,19 +31,25 @@ void parallel_for(std::size_t n, unsigned threads, F&& f) {
       }
     }
   };
+  std::optional<input_error> refused;
   {
     std::vector<std::jthread> pool;
-    // A thread the system refuses (a process or memory limit) is one fewer worker: results
-    // do not depend on the thread count, and the calling thread always works.
-    for (unsigned t = 1; t < threads; ++t) {
+    // A thread the system refuses (a process or memory limit) stops the run with a clear
+    // message (exit 2 in the program) instead of a terminate or a silent change of --threads.
+    for (unsigned t = 1; t < threads && !refused; ++t) {
       try {
         pool.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;
+      } catch (const std::system_error& e) {
+        next.store(n);  // the workers already started finish their current index and stop
+        refused.emplace("--threads", "a number of threads the system can start",
+                        std::to_string(threads) + ": thread " + std::to_string(t + 1) +
+                            " could not be started (" + e.code().message() + ")",
+                        "give a smaller --threads; the results do not depend on it");
       }
     }
-    work();
-  }
+    if (!refused) work();
+  }  // the pool joins here
+  if (refused) throw *refused;
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }

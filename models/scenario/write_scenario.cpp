@@ -63,7 +63,8 @@ json to_json(const scenario& s) {
     if (l.max_wait_s) lj["max_wait_s"] = *l.max_wait_s;
     lists.push_back(lj);
   }
-  j["queue"]["lists"] = lists;
+  // A lottery draws from everyone and refuses /queue/lists: leave out its implicit list.
+  if (s.release.selection.kind != selection_kind::lottery) j["queue"]["lists"] = lists;
   if (s.compensation) {
     json cj{{"threshold_s", s.compensation->threshold_s},
             {"offset_ms", s.compensation->offset_ms},

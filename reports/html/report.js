@@ -649,6 +649,7 @@
     box.append(readout);
     const ctx = canvas.getContext('2d');
     const ratioColour = (r, verdict) => {
+      if (verdict === 'undecided') return '#9e9e9e';
       if (verdict === 'na' || !num(r)) return verdict === 'pass' ? '#1a9850' : verdict === 'fail' ? '#d73027' : '#9e9e9e';
       // log2(ratio) in [-2, 1]: deep green at a quarter of the limit, yellow-green near it, red past it.
       const x = Math.max(-2, Math.min(1, Math.log2(Math.max(r, 1e-9))));
@@ -708,7 +709,7 @@
       const scale = r.width / (canvas.width / (devicePixelRatio || 1));
       const xi = Math.floor(((ev.clientX - r.left) / scale - L.left) / L.cw), yi = Math.floor(((ev.clientY - r.top) / scale - L.top) / L.ch);
       const c = xi >= 0 && yi >= 0 && xi < spec.xs.length && yi < spec.ys.length ? spec.cells.find((q) => q.a === spec.ys[yi] && q.b === spec.xs[xi]) : null;
-      readout.textContent = c && c.p ? `${spec.yLabel} = ${c.a}, ${spec.xLabel} = ${c.b}: ${c.verdict === 'pass' ? 'every SLA holds' : c.verdict === 'fail' ? 'a target fails' : 'no verdict'}${num(c.worst) ? `, worst ratio ${sig(c.worst, 3)}` : ''}. ${c.detail.join('; ')}` : 'Hover a cell for its targets.';
+      readout.textContent = c && c.p ? `${spec.yLabel} = ${c.a}, ${spec.xLabel} = ${c.b}: ${c.verdict === 'pass' ? 'every SLA holds' : c.verdict === 'fail' ? 'a target fails' : c.verdict === 'undecided' ? 'undecided (no data, or users still waiting could change it)' : 'no verdict'}${num(c.worst) ? `, worst ratio ${sig(c.worst, 3)}` : ''}. ${c.detail.join('; ')}` : 'Hover a cell for its targets.';
     });
     charts.push({ title: spec.title, points: cellsDrawn, u: obj });
     box.setAttribute('data-points', String(cellsDrawn));
@@ -723,6 +724,11 @@
     for (const n of classNames) colourOf(n);
     if (pts[0].classes.some((c) => c.class === 'all')) classNames.push('all');
     const withSla = pts.some((p) => 'sla_holds' in p);
+    // Three verdicts: a target not decided (no data, or users still waiting could change it)
+    // is neither a pass nor a failure; a point fails only when one of its targets fails.
+    const targetVerdict = (t) => (t.pass ? 'pass' : t.verdict === 'undecided' ? 'undecided' : 'fail');
+    const pointVerdict = (p) => (!('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : (p.targets || []).some((t) => targetVerdict(t) === 'fail') ? 'fail' : 'undecided');
+    const verdictWord = { pass: 'holds', fail: 'fails', undecided: 'undecided', na: '–' };
     if (axes.length === 1) {
       const ax = axes[0];
       const xs = pts.map((p) => p.values[ax]);
@@ -776,14 +782,14 @@
       const [ax0, ax1] = axes;
       const v0 = [...new Set(pts.map((p) => p.values[ax0]))], v1 = [...new Set(pts.map((p) => p.values[ax1]))];
       h2(`Feasible region over ${ax0} and ${ax1}`);
-      note('Each cell is one point of the grid: its colour the largest observed/limit ratio among the SLA targets (the interval\'s upper bound over a "max" limit, or a "min" limit over the lower bound: above 1 fails), green where every SLA holds on its confidence bound, red where a target fails, grey without a verdict. Hover a cell for its targets; the same figures are in the table after the map.');
+      note('Each cell is one point of the grid: its colour the largest observed/limit ratio among the SLA targets (the interval\'s upper bound over a "max" limit, or a "min" limit over the lower bound: above 1 fails), green where every SLA holds on its confidence bound, red where a target fails, grey "?" where it is undecided (no data, or users still waiting at the end could change it) or has no SLA. Hover a cell for its targets; the same figures are in the table after the map.');
       const cellsOf = [];
       for (const a of v0) for (const b of v1) {
         const p = pts.find((q) => q.values[ax0] === a && q.values[ax1] === b);
         let worst = null;
         if (p) for (const tg of p.targets || []) { const r = tg.max != null ? tg.ci[1] / tg.max : tg.min != null && tg.ci[0] ? tg.min / tg.ci[0] : null; if (num(r)) worst = worst == null ? r : Math.max(worst, r); }
-        const verdict = !p || !('sla_holds' in p) ? 'na' : p.sla_holds ? 'pass' : 'fail';
-        cellsOf.push({ a, b, p, worst, verdict, detail: p ? (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${tg.pass ? 'holds' : 'fails'}`) : [] });
+        const verdict = !p ? 'na' : pointVerdict(p);
+        cellsOf.push({ a, b, p, worst, verdict, detail: p ? (p.targets || []).map((tg) => `${tg.class} ${tg.metric} ${sig(tg.estimate)} [${sig(tg.ci[0])}, ${sig(tg.ci[1])}] ${verdictWord[targetVerdict(tg)]}`) : [] });
       }
       heatMap({ title: `Feasible map over ${ax0} and ${ax1}`, xLabel: ax1, yLabel: ax0, xs: v1, ys: v0, cells: cellsOf });
       const t = el('table', { class: 'heat' });
@@ -796,7 +802,7 @@
         for (const b of v1) {
           const c = cellsOf.find((q) => q.a === a && q.b === b);
           if (!c.p) { tr.append(el('td', { class: 'na', text: '–' })); continue; }
-          tr.append(el('td', { class: c.verdict, text: c.worst == null ? (c.p.sla_holds ? '✓' : '✗') : sig(c.worst, 3), title: c.detail.join('\n') }));
+          tr.append(el('td', { class: c.verdict, text: c.verdict === 'undecided' ? '?' : c.worst == null ? (c.p.sla_holds ? '✓' : '✗') : sig(c.worst, 3), title: c.detail.join('\n') }));
         }
         t.append(tr);
       }
@@ -814,7 +820,7 @@
       h2('Every SLA target at every point');
       const tg = pts[0].targets || [];
       table(axes.concat(tg.map((t) => `${t.class} ${t.metric} ${limitOf(t) ? limitOf(t).op + ' ' + sig(limitOf(t).v) : ''}`), ['all hold']),
-        pts.map((p) => axes.map((a) => p.values[a]).concat((p.targets || []).map((t) => ({ text: `${sig(t.estimate)} [${sig(t.ci[0])}, ${sig(t.ci[1])}]`, cls: t.pass ? 'pass' : 'fail' })), [{ text: p.sla_holds ? 'holds' : 'fails', cls: p.sla_holds ? 'pass' : 'fail' }])));
+        pts.map((p) => axes.map((a) => p.values[a]).concat((p.targets || []).map((t) => ({ text: t.estimate == null ? 'no data ?' : `${sig(t.estimate)} [${sig(t.ci[0])}, ${sig(t.ci[1])}]${targetVerdict(t) === 'undecided' ? ' ?' : ''}`, cls: targetVerdict(t) })), [{ text: verdictWord[pointVerdict(p)], cls: pointVerdict(p) }])));
     } else {
       missing('The scenario has no sla block: no limits to draw and no feasible range.');
     }

@@ -44,6 +44,8 @@ EXPECTED_CHARTS = {
     "run_polling": ["Waits of the users who gave up"],
     "run_backend": ["Waits of the users who gave up"],
 }
+# Reports that must show these cells (a CSS selector and the least count), and never "nan".
+EXPECT = {"sweep_undecided": ("td.undecided", 2)}
 
 
 def reports(binary, src, out):
@@ -83,6 +85,12 @@ def reports(binary, src, out):
                       "/release/batch", "--range", "26:34:4", "--set", "/sla/replications=4",
                       "--quiet", "--format", "json", "--out", o("plan_2d.json")],
                      [w, "report", o("plan_2d.json")]]),
+        # Undecided targets (one user a tick, a 100 s horizon: most normal users still wait):
+        # grey "?" cells, neither pass nor fail (EXPECT below).
+        ("sweep_undecided", [[w, "sweep", sc("clinic.json"), "--set", "/run/horizon_s=100",
+                              "--vary", "/release/batch=1:41:20", "--replications", "2",
+                              "--quiet", "--out", o("sweep_undecided.json")],
+                             [w, "report", o("sweep_undecided.json")]]),
         # A tighter VIP limit (1 s) fails in the clinic and holds in the dual queue: both colours.
         ("check", [[w, "check", sc("clinic.json"), sc("clinic_ratio.json"), "--set",
                     "/sla/targets/0/max=1", "--format", "json", "--out", o("check.json"),
@@ -234,6 +242,16 @@ def main():
             png = os.path.join(args.out_dir, name + ".png")
             checks, problems = check_page(browser, html, png)
             pdf = os.path.join(args.out_dir, name + ".pdf")
+            if name in EXPECT:
+                selector, least = EXPECT[name]
+                found = browser.evaluate(browser.last_session,
+                                         "document.querySelectorAll('%s').length" % selector)
+                if not found or found < least:
+                    problems.append("%d '%s' cells, expected at least %d" % (found or 0, selector,
+                                                                             least))
+                text = browser.evaluate(browser.last_session, "document.body.innerText")
+                if "nan" in (text or "").lower().split():
+                    problems.append("'nan' in the page's text")
             problems += check_print(browser, browser.last_session, checks, pdf)
             for want in EXPECTED_CHARTS.get(name, []):
                 if not any(not c["table"] and c["title"].startswith(want) and c["points"] > 0
