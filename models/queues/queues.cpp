@@ -16,6 +16,7 @@ queues::queues(const scenario& s, users& u)
     sets_.resize(s.classes.size());
     entry_sum_.assign(s.classes.size(), 0.0L);
     by_age_.resize(s.classes.size());
+    if (by_wait_) waited_.resize(s.classes.size());
     users_.attach(&set_pos_);
   }
 }
@@ -81,7 +82,7 @@ std::uint32_t queues::draw_by_wait(sim::rng& r, std::int64_t now) {
   const auto& w = selection_.class_weights;
   const double tau = selection_.wait_scale_s;
   const long double now_s = static_cast<long double>(now) * 1e-9L;
-  std::vector<double> waited(w.size(), 0.0);
+  auto& waited = waited_;
   double total = 0;
   for (std::size_t c = 0; c < w.size(); ++c) {
     const auto n = static_cast<long double>(sets_[c].size());

@@ -122,6 +122,7 @@ class queues {
   sim::serial_table<std::uint32_t> set_pos_;
   std::vector<long double> entry_sum_;
   std::vector<std::deque<std::uint32_t>> by_age_;
+  std::vector<double> waited_;  // per class, scratch of draw_by_wait (no allocation per draw)
 };
 
 }  // namespace waitroom::models
