@@ -59,14 +59,12 @@ class sim_time {
     if (x <= -limit) return std::numeric_limits<std::int64_t>::min();
     return round_half_away(x);
   }
+  // Branch-free: the fraction is above or below one half at random, so a branch on it was
+  // mispredicted about once per scheduled event (callgrind --branch-sim; ~1 per customer).
   static constexpr std::int64_t round_half_away(double x) {
-    auto i = static_cast<std::int64_t>(x);
+    const auto i = static_cast<std::int64_t>(x);
     const double frac = x - static_cast<double>(i);
-    if (frac >= 0.5)
-      ++i;
-    else if (frac <= -0.5)
-      --i;
-    return i;
+    return i + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
   }
 
   constexpr explicit sim_time(std::int64_t ns) : ns_(ns) {}
