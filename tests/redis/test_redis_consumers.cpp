@@ -10,33 +10,19 @@
 #include <nlohmann/json.hpp>
 
 #include "redis_server.hpp"
-#include "support/run_program.hpp"
+#include "support/scenario_runs.hpp"
 
 namespace {
 
+using waitroom::testing_support::json_in;
+using waitroom::testing_support::read_json;
 using waitroom::testing_support::redis_server;
-
-auto run(const std::string& args) {
-  return waitroom::testing_support::run_waitroom(args);
-}
-
-std::string scenario(const std::string& name) {
-  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name + ".json";
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  return nlohmann::json::parse(f);
-}
-
-std::int64_t dbsize(const redis_server& s) {
-  waitroom::redis::connection c(s.parsed_url());
-  return c.call({"DBSIZE"}).integer;
-}
+using waitroom::testing_support::run;
+using waitroom::testing_support::shipped_scenario;
 
 // Two lists released 20:10 in batches of 30 a second: each list's part of a release is split
 // among 8 releasers (3 or 4 members each, some releasers get 1 or none).
-const std::string ratio = scenario("clinic_ratio");
+const std::string ratio = shipped_scenario("clinic_ratio");
 
 nlohmann::json mirrored(const redis_server& s, const std::string& sets) {
   auto out = s.dir() + "/result.json";
@@ -72,7 +58,7 @@ TEST(RedisConsumers, TheScriptHandsOutExactlyTheModelsMembersOnce) {
   EXPECT_LE(rel["calls"].get<std::uint64_t>(), 8 * rounds);
   EXPECT_EQ(rel["commands"]["EVALSHA release"], rel["calls"]);
   EXPECT_EQ(b["keys"], "deleted");
-  EXPECT_EQ(dbsize(s), 0);
+  EXPECT_EQ(s.dbsize(), 0);
   // The simulation's result is the in-memory one, which the keys do not change.
   auto plain = in_memory("");
   EXPECT_EQ(j["overall"], plain["overall"]);
@@ -97,7 +83,7 @@ TEST(RedisConsumers, ZrangeThenZremHandsUsersOutTwiceAndIsCounted) {
   EXPECT_EQ(rel["commands"]["ZRANGE"], rel["calls"]);
   EXPECT_EQ(rel["commands"]["ZREM"], rel["calls"]);
   EXPECT_EQ(rel["commands"].count("EVALSHA release"), 0u);
-  EXPECT_EQ(dbsize(s), 0);
+  EXPECT_EQ(s.dbsize(), 0);
   auto plain = in_memory("");
   EXPECT_EQ(j["overall"], plain["overall"]);
   // The table says so.
@@ -136,7 +122,7 @@ TEST(RedisConsumers, LoadSplitsEachTickAmongTheReleasers) {
   redis_server s;
   // The clinic's 1,500 users waiting at opening, 6 a tick; the first tick at 10 s (0.2 s of
   // wall time) so the entries are in Redis before anyone is released.
-  std::string base = "load " + scenario("clinic") + " --redis " + s.url() +
+  std::string base = "load " + shipped_scenario("clinic") + " --redis " + s.url() +
                      " --set /release/first_tick_s=10 --set /release/consumers=4 --speed 50 " +
                      "--duration 4 --clients 4 --format json";
   auto script = run(base);
@@ -156,16 +142,16 @@ TEST(RedisConsumers, LoadSplitsEachTickAmongTheReleasers) {
   EXPECT_GT(b["releases"]["duplicated"].get<std::uint64_t>(), 0u) << b["releases"].dump();
   EXPECT_EQ(b["commands"].count("EVALSHA release"), 0u);
   EXPECT_GT(b["commands"]["ZRANGE+ZREM release"]["completed"].get<std::uint64_t>(), 0u);
-  EXPECT_EQ(dbsize(s), 0);
+  EXPECT_EQ(s.dbsize(), 0);
   // Each releaser is a client of its own: fewer clients than releasers is refused.
-  auto few = run("load " + scenario("clinic") + " --redis " + s.url() +
+  auto few = run("load " + shipped_scenario("clinic") + " --redis " + s.url() +
                  " --set /release/consumers=8 --clients 4");
   EXPECT_EQ(few.code, 2) << few.out;
   EXPECT_NE(few.out.find("--clients"), std::string::npos) << few.out;
 }
 
 TEST(RedisConsumers, ALotteryRefusesThem) {
-  auto r = run("validate " + scenario("flash_lottery") + " --set /release/consumers=2");
+  auto r = run("validate " + shipped_scenario("flash_lottery") + " --set /release/consumers=2");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/release/consumers"), std::string::npos) << r.out;
 }
