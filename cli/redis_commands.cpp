@@ -146,6 +146,13 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
             {"p99", ms(r.lag_ns.quantile(0.99))},
             {"max", ms(static_cast<double>(r.lag_ns.max()))}}},
           {"commands", cmds},
+          {"releases",
+           {{"consumers", r.releases.consumers},
+            {"atomic", r.releases.atomic},
+            {"requested", r.releases.requested},
+            {"handed_out", r.releases.handed_out},
+            {"duplicated", r.releases.duplicated},
+            {"lost", r.releases.lost}}},
           {"tokens", r.checks.lookups > 0 ? "signed" : "hex"},
           {"token_checks",
            {{"lookups", r.checks.lookups},
@@ -171,6 +178,12 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
         "signed tokens: {} lookups verified before ZRANK, {} rejected, {:.0f} ns each\n\n",
         r.checks.lookups, r.checks.rejected,
         static_cast<double>(r.checks.ns) / static_cast<double>(r.checks.lookups));
+  if (r.releases.consumers > 1 || !r.releases.atomic)
+    s += fmt::format(
+        "releases: {} releasers a tick ({}): {} members requested, {} handed out, {} duplicated, "
+        "{} lost\n\n",
+        r.releases.consumers, r.releases.atomic ? "the release script" : "ZRANGE, then ZREM",
+        r.releases.requested, r.releases.handed_out, r.releases.duplicated, r.releases.lost);
   if (r.behind)
     s += "BEHIND SCHEDULE: p99 of the send lag is above 100 ms (Redis or these clients cannot "
          "keep this speed)\n\n";
@@ -356,6 +369,8 @@ mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
   redis::key_layout keys{redis::new_run_id()};
   redis::mirror_options mo;
   mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
+  mo.releasers = s.release.consumers;
+  mo.atomic = s.release.atomic;
   std::optional<redis::token_signer> signer;
   if (s.redis.tokens == models::token_format::signed_hmac) {
     signer = redis::token_signer::from_env_or_random();
@@ -383,10 +398,24 @@ mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
 std::string summary_line(const std::string& where, const nlohmann::json& block,
                          std::uint64_t keys_deleted) {
   const bool kept = block["keys"] != "deleted";
+  std::string releasers;
+  if (block.contains("releasers")) {
+    const auto& r = block["releasers"];
+    releasers = fmt::format(
+        "\n  {} concurrent releasers ({}): {} calls handed out {} members, {} duplicated, {} "
+        "lost{}",
+        r["consumers"].get<unsigned>(),
+        r["atomic"].get<bool>() ? "the release script" : "ZRANGE, then ZREM",
+        r["calls"].get<std::uint64_t>(), r["handed_out"].get<std::uint64_t>(),
+        r["duplicated"].get<std::uint64_t>(), r["lost"].get<std::uint64_t>(),
+        r["lost"].get<std::uint64_t>() > 0
+            ? " (left in Redis by the race; released after it so the run stays in step)"
+            : "");
+  }
   return fmt::format(
       "redis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
       "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB ({:.1f} MB above the "
-      "start; the model's estimate {:.1f} MB){}\n",
+      "start; the model's estimate {:.1f} MB){}{}\n",
       where, block["releases"].get<std::uint64_t>(), block["released"].get<std::uint64_t>(),
       block["replies_checked"].get<std::uint64_t>(), block["round_trips"].get<std::uint64_t>(),
       block["wait_s"].get<double>(),
@@ -394,7 +423,8 @@ std::string summary_line(const std::string& where, const nlohmann::json& block,
       block["memory"]["peak_above_start_mb"].get<double>(),
       block["memory"]["model_estimate_mb"].get<double>(),
       kept ? ", keys kept under " + block["keys"].get<std::string>()
-           : fmt::format(", {} keys deleted", keys_deleted));
+           : fmt::format(", {} keys deleted", keys_deleted),
+      releasers);
 }
 
 int redis_exit(const redis::redis_error& e) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "models/zset/zset.hpp"
+#include "redis/releasers.hpp"
 #include "redis/scripts.hpp"
 #include "sim/arrivals.hpp"
 #include "sim/input_error.hpp"
@@ -26,8 +27,11 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-enum cmd_type : std::uint8_t { t_zadd, t_zrank, t_zrem, t_release, t_count };
-constexpr const char* type_names[] = {"ZADD", "ZRANK", "ZREM", "EVALSHA release"};
+// t_zrange_release: the articles' non-atomic release (release.atomic false): ZRANGE, then
+// ZREM + SADD of what it read in a second round trip (its latency is the ZRANGE's).
+enum cmd_type : std::uint8_t { t_zadd, t_zrank, t_zrem, t_release, t_zrange_release, t_count };
+constexpr const char* type_names[] = {"ZADD", "ZRANK", "ZREM", "EVALSHA release",
+                                      "ZRANGE+ZREM release"};
 
 struct job {
   cmd_type type;
@@ -45,7 +49,14 @@ struct client {
   sim::log_histogram lag;
   std::string error;
   token_checks checks;
+  std::string released_key;           // the released set (non-atomic releases SADD to it)
+  std::vector<std::uint64_t> handed;  // tokens every release this client made returned
 };
+
+// A member's token: its first 16 hex digits (hex and signed members alike).
+std::uint64_t token_of_member(const std::string& m) {
+  return std::stoull(m.substr(0, 16), nullptr, 16);
+}
 
 void bump(std::vector<std::uint64_t>& v, std::int64_t ns) {
   auto s = static_cast<std::size_t>(std::max<std::int64_t>(ns, 0) / 1'000'000'000);
@@ -88,13 +99,31 @@ void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_p
     auto sent = clock_type::now();
     auto sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - t0).count();
     try {
-      for (auto& j : batch) {
+      std::vector<std::string> list_of(batch.size());
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto& j = batch[i];
         if (j.type == t_release) j.args[1] = conn->script_at(0).sha;
+        if (j.type == t_zrange_release) list_of[i] = j.args[1];
         c.lag.add(std::max<std::int64_t>(sent_ns - j.due_ns, 0));
         conn->append(std::move(j.args));
       }
-      for (auto& j : batch) {
+      // The second round trip of non-atomic releases: ZREM and SADD of what each ZRANGE read.
+      std::vector<std::vector<std::string>> then;
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto& j = batch[i];
         reply r = conn->read();
+        if ((j.type == t_release || j.type == t_zrange_release) && r.type == reply::kind::array) {
+          for (const auto& m : r.elements) c.handed.push_back(token_of_member(m.str));
+          if (j.type == t_zrange_release && !r.elements.empty()) {
+            std::vector<std::string> zrem{"ZREM", list_of[i]}, sadd{"SADD", c.released_key};
+            for (const auto& m : r.elements) {
+              zrem.push_back(m.str);
+              sadd.push_back(m.str);
+            }
+            then.push_back(std::move(zrem));
+            then.push_back(std::move(sadd));
+          }
+        }
         auto now = clock_type::now();
         auto& s = c.stats[j.type];
         if (r.type == reply::kind::error) {
@@ -106,6 +135,14 @@ void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_p
         s.latency_ns.add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sent).count());
         bump(s.completed_per_s,
              std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
+      }
+      for (auto& cmd : then) conn->append(std::move(cmd));
+      for (std::size_t i = 0; i < then.size(); ++i) {
+        reply r = conn->read();
+        if (r.type == reply::kind::error) {
+          ++c.stats[t_zrange_release].errors;
+          if (c.error.empty()) c.error = r.str;
+        }
       }
     } catch (const redis_error& e) {
       // The connection is gone: count what was in flight and stop this client.
@@ -337,8 +374,21 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
     throw sim::input_error("--duration", "a wall-clock limit in seconds",
                            "none, and the scenario's arrivals have no end (no /run/horizon_s)");
   const unsigned k = std::max(1u, opt.clients);
+  // release.consumers: each tick's release split among that many clients, racing as gateway
+  // instances do (with release.atomic false, each part is ZRANGE then ZREM).
+  const unsigned releasers = std::max(1u, sc.release.consumers);
+  const bool split = releasers > 1 || !sc.release.atomic;
+  if (releasers > k)
+    throw sim::input_error("--clients",
+                           fmt::format("at least /release/consumers ({}): each releaser is a "
+                                       "client with its own connection",
+                                       releasers),
+                           std::to_string(k));
   std::vector<std::unique_ptr<client>> clients;
-  for (unsigned i = 0; i < k; ++i) clients.push_back(std::make_unique<client>());
+  for (unsigned i = 0; i < k; ++i) {
+    clients.push_back(std::make_unique<client>());
+    clients.back()->released_key = keys.released();
+  }
   // Connect every client first: a refused connection or a wrong password fails here, before
   // anything is sent.
   std::vector<std::unique_ptr<connection>> conns;
@@ -355,6 +405,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   load_result res;
   std::vector<std::uint64_t> requested[t_count];
   std::uint64_t count[t_count] = {};
+  std::uint64_t released = 0;                             // members the scenario's releases take
   const std::size_t queue_cap = 4 * opt.pipeline + 1024;  // back-pressure at max speed
   const std::int64_t limit_ns =
       opt.duration_s > 0 ? static_cast<std::int64_t>(opt.duration_s * 1e9) : INT64_MAX;
@@ -380,23 +431,49 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
             std::min<clock_type::duration>(wait, std::chrono::milliseconds(100)));
       }
     }
-    bump(requested[type], due);
-    ++count[type];
-    // A user's commands go to one client, in order (by its member); releases to client 0.
-    std::size_t ci = type == t_release ? 0 : std::hash<std::string>{}(args.back()) % k;
-    auto& c = *clients[ci];
-    {
-      std::unique_lock lock(c.m);
-      c.cv.wait(lock, [&] { return c.q.size() < queue_cap || c.done; });
-      c.q.push_back({type, due, std::move(args)});
+    auto send = [&](std::size_t ci, cmd_type t, std::vector<std::string> a) {
+      bump(requested[t], due);
+      ++count[t];
+      auto& c = *clients[ci];
+      {
+        std::unique_lock lock(c.m);
+        c.cv.wait(lock, [&] { return c.q.size() < queue_cap || c.done; });
+        c.q.push_back({t, due, std::move(a)});
+      }
+      c.cv.notify_all();
+    };
+    if (type == t_release) {
+      const std::uint64_t n = std::stoull(args[7]);
+      released += n;
+      if (!split) {
+        send(0, t_release, std::move(args));  // releases to client 0
+      } else {
+        // Release r of the tick goes to client r: each on its own connection, at once.
+        auto parts = split_release(n, releasers);
+        for (unsigned r = 0; r < releasers; ++r) {
+          if (parts[r] == 0) continue;
+          if (sc.release.atomic) {
+            auto a = args;
+            a[6] = keys.release_log(r);
+            a[7] = std::to_string(parts[r]);
+            send(r, t_release, std::move(a));
+          } else {
+            send(r, t_zrange_release, {"ZRANGE", args[3], "0", std::to_string(parts[r] - 1)});
+          }
+        }
+      }
+    } else {
+      // A user's commands go to one client, in order (by its member, the last argument).
+      const std::string& who = args.empty() ? std::string() : args.back();
+      const std::size_t ci = std::hash<std::string_view>{}(who) % k;
+      send(ci, type, std::move(args));
     }
-    c.cv.notify_all();
     if (opt.progress && clock_type::now() - last_progress > std::chrono::seconds(1)) {
       last_progress = clock_type::now();
       double wall = std::chrono::duration<double>(last_progress - t0).count();
       opt.progress(fmt::format("load: {:.0f} s wall, {:.1f} s simulated, {} users, {} commands",
                                wall, static_cast<double>(v_ns) * 1e-9, gen.users(),
-                               count[0] + count[1] + count[2] + count[3]));
+                               count[0] + count[1] + count[2] + count[3] + count[4]));
     }
     args.clear();
   }
@@ -435,6 +512,17 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
     res.lag_ns.merge(c->lag);
     if (res.first_error.empty()) res.first_error = c->error;
   }
+  std::vector<std::uint64_t> handed;
+  for (auto& c : clients) handed.insert(handed.end(), c->handed.begin(), c->handed.end());
+  res.releases.consumers = releasers;
+  res.releases.atomic = sc.release.atomic;
+  res.releases.requested = released;
+  res.releases.handed_out = handed.size();
+  std::sort(handed.begin(), handed.end());
+  res.releases.distinct =
+      static_cast<std::uint64_t>(std::unique(handed.begin(), handed.end()) - handed.begin());
+  res.releases.duplicated = res.releases.handed_out - res.releases.distinct;
+  res.releases.lost = released > res.releases.distinct ? released - res.releases.distinct : 0;
   res.behind = res.lag_ns.count() > 0 && res.lag_ns.quantile(0.99) > 100e6;
   return res;
 }

@@ -49,6 +49,19 @@ struct token_checks {
   std::int64_t ns = 0;         // time spent verifying
 };
 
+// What the releases handed out (release.consumers releasers each tick, atomic or not).
+struct release_count {
+  unsigned consumers = 1;
+  bool atomic = true;
+  std::uint64_t requested = 0;   // members the scenario's releases take
+  std::uint64_t handed_out = 0;  // members the releasers got, counting repeats
+  std::uint64_t distinct = 0;
+  std::uint64_t duplicated = 0;  // handed_out - distinct: users admitted twice
+  // requested - distinct: users the scenario released that no releaser got by the end (left
+  // in Redis by a race, or a release that overtook an entry sent by another client)
+  std::uint64_t lost = 0;
+};
+
 struct load_result {
   std::map<std::string, command_load> commands;  // ZADD, ZRANK, ZREM, EVALSHA release
   sim::log_histogram lag_ns;                     // send time - scheduled time
@@ -59,6 +72,7 @@ struct load_result {
   bool behind = false;  // p99 of the send lag above 100 ms: Redis or the clients fell behind
   std::string first_error;
   token_checks checks;  // all zero with hex tokens
+  release_count releases;
 };
 
 // Throws sim::input_error for scenarios load mode cannot drive (concurrency release, an

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,16 @@ redis_mirror::redis_mirror(connection& c, key_layout keys, mirror_options opt)
   draw_script_ = c_.add_script("draw", scripts::draw);
   move_script_ = c_.add_script("move", scripts::move);
   c_.on_reconnect([this] { recheck_ = true; });
+  stats_.releasers = std::max(1u, opt_.releasers);
+  stats_.atomic = opt_.atomic;
+  if (!opt_.lottery && (opt_.releasers > 1 || !opt_.atomic))
+    pool_ = std::make_unique<releaser_pool>(c_.url(), keys_, opt_.releasers, opt_.atomic);
+}
+
+mirror_stats redis_mirror::stats() const {
+  mirror_stats s = stats_;
+  if (pool_) s.releaser_commands = pool_->stats();
+  return s;
 }
 
 std::string redis_mirror::member(std::uint64_t token) const {
@@ -153,6 +164,7 @@ void redis_mirror::check(const reply& r, const expectation& e) {
 
 void redis_mirror::enter(std::uint32_t list, std::uint64_t token, double score,
                          std::int64_t now_ns) {
+  flush_release(list);
   ++expected_size(list);
   if (opt_.lottery) {
     push({"SADD", set_key(list), member(token)}, {op::enter, list, now_ns, 1, {token}});
@@ -163,6 +175,7 @@ void redis_mirror::enter(std::uint32_t list, std::uint64_t token, double score,
 }
 
 void redis_mirror::remove(std::uint32_t list, std::uint64_t token, std::int64_t now_ns) {
+  flush_release(list);
   --expected_size(list);
   push({opt_.lottery ? "SREM" : "ZREM", set_key(list), member(token)},
        {op::remove, list, now_ns, 1, {token}});
@@ -170,6 +183,8 @@ void redis_mirror::remove(std::uint32_t list, std::uint64_t token, std::int64_t 
 
 void redis_mirror::move(std::uint32_t from, std::uint32_t to, std::uint64_t token, double score,
                         std::int64_t now_ns) {
+  flush_release(from);
+  flush_release(to);
   --expected_size(from);
   ++expected_size(to);
   std::vector<std::string> keys{set_key(from), set_key(to)};
@@ -183,6 +198,13 @@ void redis_mirror::released(std::uint32_t list, std::span<const std::uint64_t> t
   released_total_ += static_cast<std::int64_t>(tokens.size());
   ++stats_.releases;
   stats_.released_members += tokens.size();
+  if (pool_) {
+    if (gathered_.size() <= list) gathered_.resize(list + 1);
+    auto& g = gathered_[list];
+    if (g.tokens.empty()) g.now_ns = now_ns;
+    g.tokens.insert(g.tokens.end(), tokens.begin(), tokens.end());
+    return;
+  }
   // The release log keeps the last release_log_window releases: no more may be in flight.
   if (releases_in_flight_ + 1 >= release_log_window) drain();
   ++releases_in_flight_;
@@ -197,6 +219,89 @@ void redis_mirror::released(std::uint32_t list, std::span<const std::uint64_t> t
        {op::release, list, now_ns, 0, std::vector<std::uint64_t>(tokens.begin(), tokens.end())});
 }
 
+// The model's release split among the releasers, all at once. With the script they must
+// together hand out exactly the model's members, each a consecutive run of the model's order,
+// none twice. Without it (ZRANGE, then ZREM) releasers that read the same head hand out the
+// same users twice and leave others behind: those are counted (duplicated, lost), and the
+// members left behind are then released here so Redis stays in step with the model and the
+// rest of the run is still checked.
+void redis_mirror::release_concurrently(std::uint32_t list, std::span<const std::uint64_t> tokens,
+                                        std::int64_t now_ns) {
+  drain();  // every entry before this release has run
+  if (tokens.empty()) return;
+  std::unordered_map<std::string, std::size_t> at;
+  std::vector<std::string> model;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    model.push_back(member(tokens[i]));
+    at.emplace(model.back(), i);
+  }
+  ++stats_.rounds;
+  auto parts = split_release(tokens.size(), pool_->size());
+  auto got = pool_->release(set_key(list), list, parts);
+  std::vector<std::uint32_t> times(tokens.size(), 0);
+  std::uint64_t handed = 0;
+  for (std::size_t r = 0; r < got.size(); ++r) {
+    if (parts[r] == 0) continue;  // this releaser had no share (fewer members than releasers)
+    ++stats_.releaser_calls;
+    ++stats_.replies_checked;
+    for (std::size_t j = 0; j < got[r].size(); ++j) {
+      auto it = at.find(got[r][j]);
+      bool consecutive = it != at.end() && (j == 0 || it->second == at.at(got[r][j - 1]) + 1);
+      if (it == at.end() || (pool_->atomic() && (!consecutive || times[it->second] > 0)))
+        throw redis_error(
+            error_kind::parity,
+            parity_message(
+                now_ns, list,
+                fmt::format("releaser {} of {} ({})", r + 1, got.size(),
+                            it == at.end()          ? "a member the model did not release"
+                            : times[it->second] > 0 ? "a member another releaser also got"
+                                                    : "not a consecutive run of the model's order"),
+                model, got[r]));
+      ++times[it->second];
+      ++handed;
+    }
+  }
+  std::uint64_t distinct = static_cast<std::uint64_t>(
+      std::count_if(times.begin(), times.end(), [](auto t) { return t > 0; }));
+  stats_.handed_out += handed;
+  stats_.duplicated += handed - distinct;
+  stats_.lost += tokens.size() - distinct;
+  if (distinct == tokens.size()) return;
+  if (pool_->atomic())  // the script cannot leave a member behind: Redis differs from the model
+    throw redis_error(error_kind::parity,
+                      parity_message(now_ns, list, "the releasers' members together", model, [&] {
+                        std::vector<std::string> all;
+                        for (const auto& g : got) all.insert(all.end(), g.begin(), g.end());
+                        return all;
+                      }()));
+  std::vector<std::string> zrem{"ZREM", set_key(list)}, sadd{"SADD", keys_.released()};
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (times[i] == 0) {
+      zrem.push_back(model[i]);
+      sadd.push_back(model[i]);
+    }
+  auto want = static_cast<long long>(zrem.size() - 2);
+  for (auto* cmd : {&zrem, &sadd}) {
+    reply r = c_.call(std::span<const std::string>(*cmd), set_key(list));
+    if (r.integer != want)
+      throw redis_error(error_kind::parity,
+                        fmt::format("Redis parity lost at {} on list {}: {} of the {} members "
+                                    "no releaser got returned {}, the model expects {}",
+                                    seconds(now_ns), list, (*cmd)[0], want, r.integer, want));
+  }
+}
+
+void redis_mirror::flush_release(std::uint32_t list) {
+  if (list >= gathered_.size() || gathered_[list].tokens.empty()) return;
+  auto g = std::move(gathered_[list]);
+  gathered_[list] = {};
+  release_concurrently(list, g.tokens, g.now_ns);
+}
+
+void redis_mirror::flush_releases() {
+  for (std::uint32_t l = 0; l < gathered_.size(); ++l) flush_release(l);
+}
+
 void redis_mirror::drawn(std::uint32_t set, std::uint64_t token, std::int64_t now_ns) {
   --expected_size(set);
   ++released_total_;
@@ -209,6 +314,7 @@ void redis_mirror::drawn(std::uint32_t set, std::uint64_t token, std::int64_t no
 
 void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
                           std::int64_t now_ns) {
+  flush_release(list);
   ++stats_.ranks_checked;
   push({"ZRANK", set_key(list), member(token)},
        {op::rank, list, now_ns, static_cast<std::int64_t>(rank), {token}});
@@ -216,6 +322,7 @@ void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t
 
 void redis_mirror::round_end(std::int64_t now_ns) {
   last_now_ns_ = now_ns;
+  flush_releases();
   drain();
   if (recheck_) {
     recheck_ = false;
@@ -224,6 +331,7 @@ void redis_mirror::round_end(std::int64_t now_ns) {
 }
 
 void redis_mirror::check_state(std::int64_t now_ns) {
+  flush_releases();
   drain();
   ++stats_.state_checks;
   auto compare = [&](const std::string& key, const char* cmd, std::int64_t want,

@@ -5,6 +5,7 @@
 // redis_error{parity} naming the time, the list and both member lists.
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "models/queues/queue_mirror.hpp"
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
+#include "redis/releasers.hpp"
 #include "redis/signed_token.hpp"
 
 namespace waitroom::redis {
@@ -20,6 +22,11 @@ struct mirror_options {
   std::size_t pipeline_depth = 1024;     // commands in flight before the replies are read
   bool lottery = false;                  // lists are per-class SETs drawn by the model
   const token_signer* signer = nullptr;  // members are signed tokens
+  // The scenario's release.consumers and release.atomic: with more than one releaser, or
+  // without the script, each release is split among that many releasers, each on its own
+  // connection, racing as gateway instances do (docs/redis.md, "Concurrent releasers").
+  unsigned releasers = 1;
+  bool atomic = true;
 };
 
 struct mirror_stats {
@@ -29,6 +36,15 @@ struct mirror_stats {
   std::uint64_t ranks_checked = 0;
   std::uint64_t replies_checked = 0;
   std::uint64_t state_checks = 0;  // ZCARD/SCARD of every key against the model's counts
+  // Concurrent releasers (mirror_options::releasers > 1 or !atomic), summed over the run.
+  unsigned releasers = 1;
+  bool atomic = true;
+  std::uint64_t rounds = 0;          // releases split among the releasers (the model's, gathered)
+  std::uint64_t releaser_calls = 0;  // release calls the releasers made (one per non-empty part)
+  std::uint64_t handed_out = 0;      // members they got, counting repeats
+  std::uint64_t duplicated = 0;      // handed out more than once in the same release
+  std::uint64_t lost = 0;            // released by the model but got by no releaser in that release
+  command_stats releaser_commands;
 };
 
 class redis_mirror final : public models::queue_mirror {
@@ -53,7 +69,8 @@ class redis_mirror final : public models::queue_mirror {
   // operations imply (after a reconnect, and at the end).
   void check_state(std::int64_t now_ns);
 
-  const mirror_stats& stats() const { return stats_; }
+  // A copy: the releasers' command counts are read from their connections.
+  mirror_stats stats() const;
   const key_layout& keys() const { return keys_; }
   std::string member(std::uint64_t token) const;
 
@@ -73,6 +90,13 @@ class redis_mirror final : public models::queue_mirror {
     return opt_.lottery ? keys_.lottery(list) : keys_.list(list);
   }
   std::int64_t& expected_size(std::uint32_t list);
+  void release_concurrently(std::uint32_t list, std::span<const std::uint64_t> tokens,
+                            std::int64_t now_ns);
+  // With releasers: the model's consecutive releases from a list (a ratio or probabilistic
+  // selection releases one user at a time), gathered until another operation touches the
+  // list or the round ends, then released at once among the releasers.
+  void flush_release(std::uint32_t list);
+  void flush_releases();
 
   connection& c_;
   key_layout keys_;
@@ -87,6 +111,12 @@ class redis_mirror final : public models::queue_mirror {
   std::int64_t last_now_ns_ = 0;
   bool recheck_ = false;  // a reconnect happened: compare the state at the next round end
   mirror_stats stats_;
+  std::unique_ptr<releaser_pool> pool_;  // null: one pipelined release script
+  struct gathered {
+    std::vector<std::uint64_t> tokens;
+    std::int64_t now_ns = 0;  // the first one's time
+  };
+  std::vector<gathered> gathered_;  // by list, with releasers
 };
 
 // Formats a parity failure: the time, the list and both member lists (long lists cut around

@@ -14,6 +14,152 @@
 
 namespace waitroom::redis {
 
+std::vector<std::string> release_once(connection& c, std::size_t script, const key_layout& keys,
+                                      const std::string& list_key, std::uint32_t list,
+                                      std::uint64_t n, std::uint32_t releaser, bool atomic) {
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  if (atomic) {
+    std::vector<std::string> k{list_key, keys.released(), keys.stats(), keys.release_log(releaser)};
+    std::vector<std::string> a{std::to_string(n), fmt::format("released:{}", list), "", ""};
+    auto cmd = c.evalsha_args(script, k, a);
+    reply got = c.call(std::span<const std::string>(cmd), list_key);
+    for (auto& m : got.elements) out.push_back(std::move(m.str));
+    return out;
+  }
+  // The articles' bug: read the head, then remove it in a second round trip; another
+  // releaser can read the same head in between.
+  reply got = c.call({"ZRANGE", list_key, "0", std::to_string(n - 1)}, list_key);
+  if (got.elements.empty()) return out;
+  std::vector<std::string> zrem{"ZREM", list_key}, sadd{"SADD", keys.released()};
+  for (auto& m : got.elements) {
+    zrem.push_back(m.str);
+    sadd.push_back(m.str);
+    out.push_back(std::move(m.str));
+  }
+  c.append(std::move(zrem));
+  c.append(std::move(sadd));
+  for (const char* what : {"ZREM", "SADD"}) {
+    reply r = c.read();
+    if (r.type == reply::kind::error)
+      throw redis_error(classify_error_reply(r.str),
+                        fmt::format("Redis at {}: {} {} (release "
+                                    "by releaser {}): {}",
+                                    c.url().describe(), what, list_key, releaser, r.str));
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> split_release(std::uint64_t n, unsigned k) {
+  k = std::max(1u, k);
+  std::vector<std::uint64_t> parts(k, n / k);
+  for (std::uint64_t i = 0; i < n % k; ++i) ++parts[i];
+  return parts;
+}
+
+releaser_pool::releaser_pool(const redis_url& url, const key_layout& keys, unsigned releasers,
+                             bool atomic, const connect_options& opt)
+    : keys_(keys), atomic_(atomic) {
+  for (unsigned i = 0; i < std::max(1u, releasers); ++i) {
+    auto w = std::make_unique<worker>();
+    w->conn = std::make_unique<connection>(url, opt);
+    if (atomic) w->script = w->conn->add_script("release", scripts::release);
+    workers_.push_back(std::move(w));
+  }
+  try {
+    for (std::uint32_t i = 0; i < workers_.size(); ++i)
+      workers_[i]->thread = std::thread([this, i] { loop(i); });
+  } catch (...) {  // no thread for one of them: stop those started, then report
+    stop();
+    throw;
+  }
+}
+
+releaser_pool::~releaser_pool() {
+  stop();
+}
+
+void releaser_pool::stop() {
+  {
+    std::lock_guard lock(m_);
+    stop_ = true;
+  }
+  go_.notify_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void releaser_pool::loop(std::uint32_t i) {
+  worker& w = *workers_[i];
+  std::uint64_t seen = 0;
+  for (;;) {
+    std::string key;
+    std::uint32_t list = 0;
+    std::uint64_t n = 0;
+    {
+      std::unique_lock lock(m_);
+      go_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      key = list_key_;
+      list = list_;
+      n = i < parts_.size() ? parts_[i] : 0;
+    }
+    try {
+      w.got = release_once(*w.conn, w.script, keys_, key, list, n, i + 1, atomic_);
+    } catch (...) {
+      w.error = std::current_exception();
+    }
+    {
+      std::lock_guard lock(m_);
+      --running_;
+    }
+    done_.notify_all();
+  }
+}
+
+std::vector<std::vector<std::string>> releaser_pool::release(const std::string& list_key,
+                                                             std::uint32_t list,
+                                                             std::span<const std::uint64_t> parts) {
+  {
+    std::lock_guard lock(m_);
+    list_key_ = list_key;
+    list_ = list;
+    parts_.assign(parts.begin(), parts.end());
+    for (auto& w : workers_) {
+      w->got.clear();
+      w->error = nullptr;
+    }
+    running_ = size();
+    ++generation_;
+  }
+  go_.notify_all();  // every releaser starts at once: they race as gateway instances do
+  {
+    std::unique_lock lock(m_);
+    done_.wait(lock, [&] { return running_ == 0; });
+  }
+  std::vector<std::vector<std::string>> out;
+  for (auto& w : workers_) {
+    if (w->error) std::rethrow_exception(w->error);
+    out.push_back(std::move(w->got));
+  }
+  return out;
+}
+
+command_stats releaser_pool::stats() const {
+  command_stats all;
+  for (const auto& w : workers_) {
+    const auto& s = w->conn->stats();
+    for (const auto& [name, n] : s.sent) all.sent[name] += n;
+    all.round_trips += s.round_trips;
+    all.wait_ns += s.wait_ns;
+    all.reconnects += s.reconnects;
+    all.replayed += s.replayed;
+    all.gap_ns += s.gap_ns;
+  }
+  return all;
+}
+
 releasers_result run_concurrent_releasers(const redis_url& url, const key_layout& keys,
                                           const releasers_options& opt) {
   releasers_result res;
@@ -43,35 +189,11 @@ releasers_result run_concurrent_releasers(const redis_url& url, const key_layout
         connection c(url, opt.connect);
         std::size_t script = c.add_script("release", scripts::release);
         auto& log = logs[r];
-        auto note = [&](const reply& got) {
-          for (const auto& m : got.elements) log.push_back(std::stoull(m.str, nullptr, 16));
-        };
         for (;;) {
-          reply got;
-          if (opt.atomic) {
-            std::vector<std::string> k{list, keys.released(), keys.stats(), keys.release_log(r)};
-            std::vector<std::string> a{std::to_string(opt.batch), "released:0", "", ""};
-            auto cmd = c.evalsha_args(script, k, a);
-            got = c.call(std::span<const std::string>(cmd), list);
-          } else {
-            // The articles' bug: read the head, then remove it in a second round trip; another
-            // releaser can read the same head in between.
-            got = c.call({"ZRANGE", list, "0", std::to_string(opt.batch - 1)}, list);
-            if (!got.elements.empty()) {
-              std::vector<std::string> zrem{"ZREM", list}, sadd{"SADD", keys.released()};
-              for (const auto& m : got.elements) {
-                zrem.push_back(m.str);
-                sadd.push_back(m.str);
-              }
-              c.append(std::move(zrem));
-              c.append(std::move(sadd));
-              c.read();
-              c.read();
-            }
-          }
-          if (got.elements.empty()) break;
+          auto got = release_once(c, script, keys, list, 0, opt.batch, r, opt.atomic);
+          if (got.empty()) break;
           ++calls[r];
-          note(got);
+          for (const auto& m : got) log.push_back(std::stoull(m, nullptr, 16));
         }
       } catch (...) {
         std::lock_guard lock(failure_mutex);

@@ -3,7 +3,15 @@
 // release from one list until it is empty, with the atomic Lua script or with the articles'
 // non-atomic ZRANGE-then-ZREM. Every member each releaser got is logged; duplicates and
 // losses are counted from the logs and from the released set.
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
@@ -29,6 +37,62 @@ struct releasers_options {
   bool atomic = true;
   connect_options connect;
 };
+
+// One release of up to n members from `list_key` on c, as releaser `releaser` would: the
+// release script (`script`, loaded on c; it also counts them under `released:<list>`), or the
+// articles' non-atomic ZRANGE, then ZREM + SADD in a second round trip. Returns the members.
+// An error reply throws redis_error of its kind.
+std::vector<std::string> release_once(connection& c, std::size_t script, const key_layout& keys,
+                                      const std::string& list_key, std::uint32_t list,
+                                      std::uint64_t n, std::uint32_t releaser, bool atomic);
+
+// K releasers, each a thread with its own connection (as K gateway instances), kept for a
+// whole run. release() hands releaser i parts[i] members to take from one list and lets them
+// all go at once; it returns when every one has answered. The threads and connections live
+// as long as the pool.
+class releaser_pool {
+ public:
+  // Connects every releaser (a refused connection throws here) and loads the script.
+  releaser_pool(const redis_url& url, const key_layout& keys, unsigned releasers, bool atomic,
+                const connect_options& opt = {});
+  ~releaser_pool();
+  releaser_pool(const releaser_pool&) = delete;
+  releaser_pool& operator=(const releaser_pool&) = delete;
+
+  // Each releaser's members, in the order it got them. Rethrows the first releaser's error.
+  std::vector<std::vector<std::string>> release(const std::string& list_key, std::uint32_t list,
+                                                std::span<const std::uint64_t> parts);
+  unsigned size() const { return static_cast<unsigned>(workers_.size()); }
+  bool atomic() const { return atomic_; }
+  // Every releaser's commands, added up.
+  command_stats stats() const;
+
+ private:
+  struct worker {
+    std::unique_ptr<connection> conn;
+    std::size_t script = 0;
+    std::vector<std::string> got;
+    std::exception_ptr error;
+    std::thread thread;
+  };
+  void loop(std::uint32_t i);
+  void stop();
+
+  const key_layout& keys_;
+  bool atomic_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::mutex m_;
+  std::condition_variable go_, done_;
+  std::uint64_t generation_ = 0;  // one per release()
+  unsigned running_ = 0;
+  bool stop_ = false;
+  std::string list_key_;
+  std::uint32_t list_ = 0;
+  std::vector<std::uint64_t> parts_;
+};
+
+// Splits n as evenly as possible into k parts (the first n % k one larger).
+std::vector<std::uint64_t> split_release(std::uint64_t n, unsigned k);
 
 releasers_result run_concurrent_releasers(const redis_url& url, const key_layout& keys,
                                           const releasers_options& opt);

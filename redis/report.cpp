@@ -50,16 +50,32 @@ nlohmann::json redis_block(const command_stats& c, const mirror_stats& m,
   if (mem.waiting_at_peak() > 0)
     memory["per_waiting_user_bytes"] =
         static_cast<double>(mem.peak_used_memory()) / static_cast<double>(mem.waiting_at_peak());
-  return {{"commands", commands},
-          {"round_trips", c.round_trips},
-          {"wait_s", static_cast<double>(c.wait_ns) * 1e-9},
-          {"reconnects", c.reconnects},
-          {"gap_s", static_cast<double>(c.gap_ns) * 1e-9},
-          {"replayed", c.replayed},
-          {"releases", m.releases},
-          {"released", m.released_members},
-          {"replies_checked", m.replies_checked},
-          {"memory", memory}};
+  nlohmann::json block = {{"commands", commands},
+                          {"round_trips", c.round_trips},
+                          {"wait_s", static_cast<double>(c.wait_ns) * 1e-9},
+                          {"reconnects", c.reconnects},
+                          {"gap_s", static_cast<double>(c.gap_ns) * 1e-9},
+                          {"replayed", c.replayed},
+                          {"releases", m.releases},
+                          {"released", m.released_members},
+                          {"replies_checked", m.replies_checked},
+                          {"memory", memory}};
+  // Only with release.consumers or release.atomic set, so other results keep their bytes.
+  if (m.releasers > 1 || !m.atomic) {
+    nlohmann::json sent = nlohmann::json::object();
+    for (const auto& [name, n] : m.releaser_commands.sent) sent[name] = n;
+    block["releasers"] = {{"consumers", m.releasers},
+                          {"atomic", m.atomic},
+                          {"rounds", m.rounds},
+                          {"calls", m.releaser_calls},
+                          {"handed_out", m.handed_out},
+                          {"duplicated", m.duplicated},
+                          {"lost", m.lost},
+                          {"commands", sent},
+                          {"round_trips", m.releaser_commands.round_trips},
+                          {"wait_s", static_cast<double>(m.releaser_commands.wait_ns) * 1e-9}};
+  }
+  return block;
 }
 
 }  // namespace waitroom::redis

@@ -32,10 +32,12 @@ json interval_json(const sim::interval& iv) {
 constexpr models::sla_metric extra_metrics[] = {
     models::sla_metric::abandoned_share,       models::sla_metric::eta_mae_s,
     models::sla_metric::rank_moved_back_share, models::sla_metric::redis_peak_per_s,
-    models::sla_metric::backend_p95_rt_s,      models::sla_metric::backend_error_rate};
+    models::sla_metric::backend_p95_rt_s,      models::sla_metric::backend_error_rate,
+    models::sla_metric::redis_memory_mb};
 
 bool whole_room(models::sla_metric m) {
-  return m == models::sla_metric::redis_peak_per_s || models::needs_backend(m);
+  return m == models::sla_metric::redis_peak_per_s || m == models::sla_metric::redis_memory_mb ||
+         models::needs_backend(m);
 }
 
 // The metrics reported for a class (c >= 0) or everyone (c < 0) of a scenario.
@@ -289,7 +291,8 @@ std::string compare_table(const nlohmann::json& j) {
     }
   // Whole-room figures (Redis, backend) where the scenario measures them.
   const auto& all = j["variants"][0]["classes"][0];
-  for (const char* name : {"redis_peak_per_s", "backend_p95_rt_s", "backend_error_rate"}) {
+  for (const char* name :
+       {"redis_peak_per_s", "redis_memory_mb", "backend_p95_rt_s", "backend_error_rate"}) {
     if (!all.contains(name)) continue;
     out += fmt::format("\n{:<16} {:>20} {:>22}  ({}, everyone)\n", "variant", "value", "difference",
                        name);

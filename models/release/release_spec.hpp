@@ -120,6 +120,11 @@ struct release_spec {
   controller_spec controller;    // tick mode; fixed: `batch` every tick
   active_users_spec active;      // active_users mode
   serving_counter_spec counter;  // serving_counter mode (its interval is `interval`)
+  // Live Redis only (`--redis`, docs/redis.md): how many gateway instances release at once,
+  // and whether each release is the atomic Lua script or the articles' ZRANGE-then-ZREM.
+  // The in-memory model releases exactly as without them.
+  std::uint32_t consumers = 1;
+  bool atomic = true;
 };
 
 const char* to_string(release_mode m);

@@ -145,7 +145,8 @@ serving_counter_spec read_serving_counter(const object_reader& r) {
 release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
                           const std::vector<list_spec>& lists) {
   std::vector<std::string> keys{"mode",      "interval_ms", "batch",      "slots",
-                                "session_s", "selection",   "controller", "first_tick_s"};
+                                "session_s", "selection",   "controller", "first_tick_s",
+                                "consumers", "atomic"};
   keys.insert(keys.end(), active_users_keys.begin(), active_users_keys.end());
   keys.insert(keys.end(), serving_counter_keys.begin(), serving_counter_keys.end());
   auto r = *top.object("release", keys, true);
@@ -204,6 +205,14 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
   if (rel.controller.kind != controller_kind::fixed && rel.mode != release_mode::tick)
     r.fail("controller", "tick release (a controller sets the batch per tick)",
            std::string(to_string(rel.mode)) + " mode");
+  // Live Redis only: K gateway instances releasing at once, atomically or not.
+  rel.consumers = static_cast<std::uint32_t>(r.integer("consumers", 1, 1, 1024));
+  rel.atomic = r.boolean("atomic", true);
+  if (rel.selection.kind == selection_kind::lottery && (rel.consumers > 1 || !rel.atomic))
+    r.fail(r.has("consumers") ? "consumers" : "atomic",
+           "the defaults with a lottery (the model draws each member and the script removes "
+           "exactly it)",
+           r.has("consumers") ? std::to_string(rel.consumers) : std::string("false"));
   if (rel.selection.kind == selection_kind::lottery && top.has("queue") &&
       top.raw("queue").contains("lists"))
     r.fail("selection", "no /queue/lists with a lottery (it draws from all waiting users)",

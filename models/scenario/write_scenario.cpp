@@ -168,6 +168,9 @@ json to_json(const scenario& s) {
     r["controller"] = {{"kind", name_of(c.kind)}, {"every_s", c.every_s}, {"window_s", c.window_s},
                        {"low_ms", c.low_ms},      {"high_ms", c.high_ms}, {"up", c.up},
                        {"down", c.down},          {"floor", c.floor},     {"ceiling", c.ceiling}};
+  // Written only when not the default, so results of scenarios without them keep their bytes.
+  if (s.release.consumers != 1) r["consumers"] = s.release.consumers;
+  if (!s.release.atomic) r["atomic"] = false;
   j["release"] = r;
   if (s.admission) {
     json adm{{"stock", s.admission->stock},

@@ -118,6 +118,12 @@ class redis_server {
 
   void expect_password(std::string p) { password_ = std::move(p); }
 
+  // Keys in the server's database, from a fresh connection (0: a run left nothing behind).
+  std::int64_t dbsize() const {
+    redis::connection c(parsed_url());
+    return c.call({"DBSIZE"}).integer;
+  }
+
  private:
   std::vector<std::string> extra_;
   std::string dir_;

@@ -8,17 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "redis_server.hpp"
-#include "support/run_program.hpp"
+#include "support/scenario_runs.hpp"
 
 namespace {
 
 using waitroom::testing_support::redis_server;
+using waitroom::testing_support::run;
 
-auto run(const std::string& args) {
-  return waitroom::testing_support::run_waitroom(args);
-}
-
-const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
+const std::string scenario = waitroom::testing_support::shipped_scenario("concert_polling");
 
 TEST(RedisLoad, SendsTheScenariosCommandsAndCleansUp) {
   redis_server s;
@@ -80,8 +77,8 @@ TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   auto pw = run("load " + scenario + " --redis redis://u:topsecret@127.0.0.1:1 --out " + out);
   EXPECT_EQ(pw.out.find("topsecret"), std::string::npos) << pw.out;
-  auto concurrency = run("load " + std::string(WAITROOM_SOURCE_DIR) +
-                         "/scenarios/mmc_validation.json --redis " + s.url() + " --out " + out);
+  auto concurrency = run("load " + waitroom::testing_support::shipped_scenario("mmc_validation") +
+                         " --redis " + s.url() + " --out " + out);
   EXPECT_EQ(concurrency.code, 2) << concurrency.out;  // a concurrency release: not in load mode
   EXPECT_NE(concurrency.out.find("/release/mode"), std::string::npos) << concurrency.out;
   EXPECT_FALSE(std::filesystem::exists(out));

@@ -9,15 +9,18 @@
 
 #include "models/queues/redis_memory.hpp"
 #include "redis_server.hpp"
-#include "support/run_program.hpp"
+#include "support/scenario_runs.hpp"
 
 namespace {
 
 using waitroom::testing_support::redis_server;
 namespace rm = waitroom::models::redis_memory;
 
+using waitroom::testing_support::json_in;
+
+// 1M-user runs (WAITROOM_MEMORY_USERS) take minutes.
 auto run(const std::string& args) {
-  return waitroom::testing_support::run_waitroom(args, 900);
+  return waitroom::testing_support::run(args, 900);
 }
 
 std::uint64_t users() {
@@ -29,7 +32,7 @@ std::uint64_t users() {
 // near the backlog (arrivals, 25/s, are fewer than releases, 30/s, on average).
 std::string backlog_scenario(const redis_server& s, std::uint64_t n, const std::string& tokens,
                              const nlohmann::json& sla = nullptr) {
-  std::ifstream in(std::string(WAITROOM_SOURCE_DIR) + "/scenarios/clinic.json");
+  std::ifstream in(waitroom::testing_support::shipped_scenario("clinic"));
   auto sc = nlohmann::json::parse(in);
   sc["arrivals"]["backlog_users"] = n;
   sc["run"]["horizon_s"] = 5;
@@ -88,7 +91,7 @@ TEST(RedisMemorySla, ALimitAboveHoldsAndOneBelowFails) {
     auto file = backlog_scenario(s, n, "hex", sla(max));
     auto r = run("check " + file + " --quiet --format json --redis " + s.url());
     ASSERT_EQ(r.code, max > estimate ? 0 : 1) << r.out;
-    auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+    auto j = json_in(r.out);
     const auto& outcome = j["scenarios"][0]["targets"][0];
     EXPECT_EQ(outcome["metric"], "redis_memory_mb") << outcome.dump();
     EXPECT_NEAR(outcome["estimate"].get<double>(), estimate, 0.01) << outcome.dump();
@@ -117,6 +120,60 @@ TEST(RedisMemorySla, PlanFindsTheBacklogsThatFitALimit) {
   EXPECT_NE(t.out.find("every SLA holds for /arrivals/backlog_users from 10000 to 30000"),
             std::string::npos)
       << t.out;
+}
+
+// run --replications and compare report it as the other whole-room metrics: in `overall`
+// only, a t interval over replications (compare: with the paired difference), the same when
+// the replications are run in shards and merged.
+TEST(RedisMemoryReplications, InReplicationsCompareAndMergedShards) {
+  redis_server s;  // only for its temp folder
+  auto file = backlog_scenario(s, 20'000, "hex");
+  // Replication 0 alone (`run`): its run.redis_memory_mb.
+  auto single = run("run " + file + " --format json");
+  ASSERT_EQ(single.code, 0) << single.out;
+  const double one = json_in(single.out)["run"]["redis_memory_mb"].get<double>();
+  // Three replications: an interval around the mean, above the backlog's sorted set alone.
+  auto r3 = run("run " + file + " --replications 3 --format json");
+  ASSERT_EQ(r3.code, 0) << r3.out;
+  auto j3 = json_in(r3.out);
+  const auto& m = j3["overall"]["redis_memory_mb"];
+  EXPECT_GE(m["estimate"].get<double>(), rm::zset_bytes(20'000, rm::hex_member_len) / 1e6);
+  // Replication 0 is one of the three, and the others differ from it only by 5 s of arrivals
+  // (~125 users beside the 20k backlog): the mean is within 1% of it.
+  EXPECT_NEAR(m["estimate"].get<double>() / one, 1.0, 0.01);
+  EXPECT_FALSE(j3["classes"][0].contains("redis_memory_mb"));  // whole-room: overall only
+  EXPECT_LE(m["ci"][0].get<double>(), m["estimate"].get<double>());
+  EXPECT_GE(m["ci"][1].get<double>(), m["estimate"].get<double>());
+  // Sharded and merged: the same figure.
+  std::string merge = "merge";
+  for (int k = 0; k < 3; ++k) {
+    auto shard = s.dir() + "/shard" + std::to_string(k) + ".json";
+    auto sh =
+        run("run " + file + " --replications 3 --shard " + std::to_string(k) + "/3 --out " + shard);
+    ASSERT_EQ(sh.code, 0) << sh.out;
+    merge += " " + shard;
+  }
+  auto merged = run(merge + " --format json");
+  ASSERT_EQ(merged.code, 0) << merged.out;
+  EXPECT_EQ(json_in(merged.out)["overall"]["redis_memory_mb"], m);
+  // compare: the base, a variant with twice the backlog (more memory), paired differences.
+  auto c = run("compare " + file +
+               " --variant double:/arrivals/backlog_users=40000 --replications 3 --format json");
+  ASSERT_EQ(c.code, 0) << c.out;
+  auto jc = json_in(c.out);
+  const auto& base = jc["variants"][0]["classes"][0]["redis_memory_mb"];
+  const auto& twice = jc["variants"][1]["classes"][0]["redis_memory_mb"];
+  EXPECT_EQ(base["estimate"], m["estimate"]);
+  EXPECT_GT(
+      twice["difference"]["estimate"].get<double>(),
+      (rm::zset_bytes(40'000, rm::hex_member_len) - rm::zset_bytes(20'000, rm::hex_member_len)) /
+          2e6);
+  EXPECT_FALSE(jc["variants"][0]["classes"][1].contains("redis_memory_mb"));
+  // Its table lists it with the other whole-room figures.
+  auto t = run("compare " + file +
+               " --variant double:/arrivals/backlog_users=40000 --replications 3 --format table");
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_NE(t.out.find("(redis_memory_mb, everyone)"), std::string::npos) << t.out;
 }
 
 }  // namespace

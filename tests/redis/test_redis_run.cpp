@@ -9,26 +9,22 @@
 #include <nlohmann/json.hpp>
 
 #include "redis_server.hpp"
-#include "support/run_program.hpp"
+#include "support/scenario_runs.hpp"
 
 namespace {
 
+using waitroom::testing_support::json_in;
+using waitroom::testing_support::read_json;
 using waitroom::testing_support::redis_server;
-
-auto run(const std::string& args) {
-  return waitroom::testing_support::run_waitroom(args);
-}
-
-std::string scenario(const std::string& name) {
-  return std::string(WAITROOM_SOURCE_DIR) + "/scenarios/" + name + ".json";
-}
+using waitroom::testing_support::run;
+using waitroom::testing_support::shipped_scenario;
 
 class RedisRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RedisRun, ParityHoldsForTheShippedScenario) {
   redis_server s;
   auto out = s.dir() + "/result.json";
-  auto r = run("run " + scenario(GetParam()) + " --redis " + s.url() + " --out " + out);
+  auto r = run("run " + shipped_scenario(GetParam()) + " --redis " + s.url() + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream f(out);
   auto j = nlohmann::json::parse(f);
@@ -38,7 +34,7 @@ TEST_P(RedisRun, ParityHoldsForTheShippedScenario) {
   EXPECT_GT(b["memory"]["peak_used_bytes"].get<std::int64_t>(), 0);
   EXPECT_EQ(b["keys"], "deleted");
   // The simulation's own result is the in-memory one: the same as without --redis.
-  auto plain = run("run " + scenario(GetParam()) + " --format json");
+  auto plain = run("run " + shipped_scenario(GetParam()) + " --format json");
   ASSERT_EQ(plain.code, 0);
   auto p = nlohmann::json::parse(plain.out);
   j.erase("redis");
@@ -56,7 +52,8 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, RedisRun,
 TEST(RedisRunErrors, OutOfMemoryExitsSixAndWritesNothing) {
   redis_server s({"--maxmemory", "3mb", "--maxmemory-policy", "noeviction"});
   auto out = s.dir() + "/never.json";
-  auto r = run("run " + scenario("concert_presale") + " --redis " + s.url() + " --out " + out);
+  auto r =
+      run("run " + shipped_scenario("concert_presale") + " --redis " + s.url() + " --out " + out);
   EXPECT_EQ(r.code, 6) << r.out;
   EXPECT_NE(r.out.find("OOM"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -67,12 +64,14 @@ TEST(RedisRunErrors, OutOfMemoryExitsSixAndWritesNothing) {
 
 TEST(RedisRunErrors, RefusedAndBadFlags) {
   redis_server s;
-  auto refused = run("run " + scenario("clinic") + " --redis unix://" + s.dir() + "/none.sock");
+  auto refused =
+      run("run " + shipped_scenario("clinic") + " --redis unix://" + s.dir() + "/none.sock");
   EXPECT_EQ(refused.code, 6) << refused.out;
-  auto reps = run("run " + scenario("clinic") + " --redis " + s.url() + " --replications 3");
+  auto reps =
+      run("run " + shipped_scenario("clinic") + " --redis " + s.url() + " --replications 3");
   EXPECT_EQ(reps.code, 2) << reps.out;
   EXPECT_NE(reps.out.find("--replications"), std::string::npos) << reps.out;
-  auto missing = run("run " + scenario("clinic") + " --redis");
+  auto missing = run("run " + shipped_scenario("clinic") + " --redis");
   EXPECT_EQ(missing.code, 2) << missing.out;
 }
 
@@ -90,7 +89,7 @@ std::vector<std::string> kept_members(const redis_server& s) {
 TEST(RedisRunTokens, SignedTokensKeepParityAndAreWhatRedisHolds) {
   redis_server s;
   // The clinic with a horizon so users are still waiting at the end, and signed tokens.
-  std::ifstream in(scenario("clinic"));
+  std::ifstream in(shipped_scenario("clinic"));
   auto sc = nlohmann::json::parse(in);
   sc["redis"] = {{"tokens", "signed"}};
   sc["run"]["horizon_s"] = 600;
@@ -112,7 +111,8 @@ TEST(RedisRunTokens, SignedTokensKeepParityAndAreWhatRedisHolds) {
 }
 
 TEST(RedisRunTokens, AnUnknownTokenFormatIsRefused) {
-  auto r = run("validate " + scenario("clinic") + " --set '/redis={\"tokens\":\"base64\"}'");
+  auto r =
+      run("validate " + shipped_scenario("clinic") + " --set '/redis={\"tokens\":\"base64\"}'");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/redis/tokens"), std::string::npos) << r.out;
 }

@@ -327,3 +327,33 @@ TEST(Scenario, PollingAndBackendKeysAreChecked) {
   auto again = models::parse_scenario(models::to_json(s), "echo.json", ".");
   EXPECT_EQ(models::to_json(again), models::to_json(s));
 }
+
+TEST(Scenario, ReleaseConsumersAndAtomicAreCheckedAndEchoed) {
+  // Defaults: one releaser, the atomic script; not echoed, so results keep their bytes.
+  auto plain = scenario_from(good);
+  EXPECT_EQ(plain.release.consumers, 1u);
+  EXPECT_TRUE(plain.release.atomic);
+  EXPECT_FALSE(models::to_json(plain)["release"].contains("consumers"));
+  EXPECT_FALSE(models::to_json(plain)["release"].contains("atomic"));
+  auto j = models::parse_json_text(good, "test.json");
+  models::apply_override(j, "/release/consumers=8");
+  models::apply_override(j, "/release/atomic=false");
+  auto s = models::parse_scenario(j, "test.json", ".");
+  EXPECT_EQ(s.release.consumers, 8u);
+  EXPECT_FALSE(s.release.atomic);
+  auto echo = models::to_json(s);
+  EXPECT_EQ(echo["release"]["consumers"], 8);
+  EXPECT_EQ(echo["release"]["atomic"], false);
+  auto again = models::parse_scenario(echo, "echo.json", ".");
+  EXPECT_EQ(models::to_json(again), echo);
+  expect_error({"/release/consumers=0"},
+               "test.json: /release/consumers: expected an integer from 1 to 1024, found a "
+               "number (0)");
+  expect_error({"/release/atomic=\"no\""},
+               "test.json: /release/atomic: expected true or false, found a string (\"no\")");
+  expect_error(
+      {R"(/release/selection={"kind": "lottery", "class_weights": {"vip": 2, "normal": 1}})",
+       "/release/consumers=4"},
+      "test.json: /release/consumers: expected the defaults with a lottery (the model "
+      "draws each member and the script removes exactly it), found 4");
+}
