@@ -111,9 +111,10 @@ bool has(const std::string& s, const std::string& part) {
 TEST(ClockProducts, TicksThatCannotReleaseTheBacklogInTheClockAreRefusedNamingTheInterval) {
   // 10 users, 3 a tick: tick 4 releases the last, at 4 x interval from t = 0. The clock ends
   // at 2^63 ns = 9.223372e9 s, so the interval must stay under 2.305843e9 s.
-  auto tick = [](const std::string& interval_ms, const std::string& extra = "") {
+  auto tick = [](const std::string& interval_ms, const std::string& extra = "",
+                 const std::string& more = "") {
     return backlog_scenario(
-        10, R"({"mode": "tick", "batch": 3, "interval_ms": )" + interval_ms + extra + "}");
+        10, R"({"mode": "tick", "batch": 3, "interval_ms": )" + interval_ms + extra + "}", more);
   };
   auto e = refused(tick("2306000000000"));
   EXPECT_EQ(e.where(), "test.json: /release/interval_ms") << e.what();
@@ -122,7 +123,7 @@ TEST(ClockProducts, TicksThatCannotReleaseTheBacklogInTheClockAreRefusedNamingTh
   EXPECT_TRUE(has(e.expected(), "or a horizon (/run/horizon_s)")) << e.what();
   EXPECT_TRUE(has(e.found(), "2.306e+12 ms: tick 4 would be due after 292")) << e.what();
   // Just under the bound it loads and runs to its end, the last tick 292 years in.
-  auto ok = scenario_from(tick("2305000000000") + R"(, "run": {"sample_interval_s": 1e9})");
+  auto ok = scenario_from(tick("2305000000000", "", R"(, "run": {"sample_interval_s": 1e9})"));
   auto r = waitroom::models::run_scenario(ok, 1);
   EXPECT_EQ(r.overall.released, 10u);
   EXPECT_NEAR(r.end_time_s, 4 * 2.305e9, 1.0);
@@ -134,8 +135,8 @@ TEST(ClockProducts, TicksThatCannotReleaseTheBacklogInTheClockAreRefusedNamingTh
   const std::string patient = R"(, "patience_s": {"dist": "exponential", "mean": 60})";
   EXPECT_NO_THROW(scenario_from(
       backlog_scenario(10, R"({"mode": "tick", "batch": 3, "interval_ms": 3e12})", "", patient)));
-  EXPECT_NO_THROW(scenario_from(tick("3e12") + R"(, "run": {"horizon_s": 3e9})"));
-  EXPECT_NO_THROW(scenario_from(tick("3e12") + R"(, "run": {"max_events": 100})"));
+  EXPECT_NO_THROW(scenario_from(tick("3e12", "", R"(, "run": {"horizon_s": 3e9})")));
+  EXPECT_NO_THROW(scenario_from(tick("3e12", "", R"(, "run": {"max_events": 100})")));
 }
 
 TEST(ClockProducts, SessionsInflowsAndRatesPastTheClockAreRefusedNamingTheirKey) {
