@@ -135,7 +135,8 @@ TEST(ClockProducts, TicksThatCannotReleaseTheBacklogInTheClockAreRefusedNamingTh
   const std::string patient = R"(, "patience_s": {"dist": "exponential", "mean": 60})";
   EXPECT_NO_THROW(scenario_from(
       backlog_scenario(10, R"({"mode": "tick", "batch": 3, "interval_ms": 3e12})", "", patient)));
-  EXPECT_NO_THROW(scenario_from(tick("3e12", "", R"(, "run": {"horizon_s": 3e9})")));
+  EXPECT_NO_THROW(
+      scenario_from(tick("3e12", "", R"(, "run": {"horizon_s": 3e9, "sample_interval_s": 1000})")));
   EXPECT_NO_THROW(scenario_from(tick("3e12", "", R"(, "run": {"max_events": 100})")));
 }
 
