@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "redis/scripts.hpp"
 #include "sim/arrivals.hpp"
 #include "sim/input_error.hpp"
+#include "sim/parallel.hpp"
 #include "sim/random.hpp"
 
 namespace waitroom::redis {
@@ -399,9 +401,25 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   std::atomic<bool> broken{false};
   auto t0 = clock_type::now();
   std::vector<std::thread> threads;
-  for (unsigned i = 0; i < k; ++i)
-    threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
-                         std::max<std::size_t>(1, opt.pipeline), std::ref(broken), sign);
+  auto finish_clients = [&] {
+    for (auto& c : clients) {
+      {
+        std::lock_guard lock(c->m);
+        c->done = true;
+      }
+      c->cv.notify_all();
+    }
+    for (auto& t : threads) t.join();
+  };
+  for (unsigned i = 0; i < k; ++i) {
+    try {
+      threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
+                           std::max<std::size_t>(1, opt.pipeline), std::ref(broken), sign);
+    } catch (const std::system_error& e) {
+      finish_clients();  // nothing was sent yet: the clients started stop at once
+      throw sim::thread_refused("--clients", k, i, e, "give fewer --clients");
+    }
+  }
   load_result res;
   std::vector<std::uint64_t> requested[t_count];
   std::uint64_t count[t_count] = {};
@@ -477,14 +495,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
     }
     args.clear();
   }
-  for (auto& c : clients) {
-    {
-      std::lock_guard lock(c->m);
-      c->done = true;
-    }
-    c->cv.notify_all();
-  }
-  for (auto& t : threads) t.join();
+  finish_clients();
   res.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
   res.virtual_s = static_cast<double>(gen.now_ns()) * 1e-9;
   res.users = gen.users();

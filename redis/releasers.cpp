@@ -1,15 +1,19 @@
 #include "redis/releasers.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "redis/scripts.hpp"
+#include "sim/parallel.hpp"
 #include "sim/random.hpp"
 
 namespace waitroom::redis {
@@ -181,15 +185,17 @@ releasers_result run_concurrent_releasers(const redis_url& url, const key_layout
   std::vector<std::uint64_t> calls(opt.releasers, 0);
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  std::atomic<bool> stop{false};  // a releaser the system refused: the others stop too
+  std::optional<std::system_error> refusal;
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
-  for (unsigned r = 0; r < opt.releasers; ++r) {
-    threads.emplace_back([&, r] {
+  for (unsigned r = 0; r < opt.releasers && !refusal; ++r) {
+    sim::try_start(threads, refusal, [&, r] {
       try {
         connection c(url, opt.connect);
         std::size_t script = c.add_script("release", scripts::release);
         auto& log = logs[r];
-        for (;;) {
+        while (!stop) {
           auto got = release_once(c, script, keys, list, 0, opt.batch, r, opt.atomic);
           if (got.empty()) break;
           ++calls[r];
@@ -201,7 +207,12 @@ releasers_result run_concurrent_releasers(const redis_url& url, const key_layout
       }
     });
   }
+  if (refusal) stop = true;
   for (auto& t : threads) t.join();
+  if (refusal)
+    throw sim::thread_refused(opt.releasers_from, opt.releasers,
+                              static_cast<unsigned>(threads.size()), *refusal,
+                              "give fewer releasers");
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (failure) std::rethrow_exception(failure);
 

@@ -36,6 +36,8 @@ struct releasers_options {
   unsigned releasers = 8;
   bool atomic = true;
   connect_options connect;
+  // What set `releasers`, named when the system cannot start that many threads (exit 2).
+  std::string releasers_from = "/release/consumers";
 };
 
 // One release of up to n members from `list_key` on c, as releaser `releaser` would: the

@@ -11,11 +11,37 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sim/input_error.hpp"
 
 namespace waitroom::sim {
+
+// The error for a thread the system cannot start (a process or memory limit): bad input
+// naming what asked for `requested` threads (a flag or a scenario key), exit 2 in the
+// program, instead of std::terminate or a silent change of the count.
+inline input_error thread_refused(const std::string& where, unsigned requested, unsigned index,
+                                  const std::system_error& e, const std::string& hint) {
+  return input_error(where, "a number of threads the system can start",
+                     std::to_string(requested) + ": thread " + std::to_string(index + 1) +
+                         " could not be started (" + e.code().message() + ")",
+                     hint);
+}
+
+// Starts f on a new thread at the end of `pool`; false, with the system's error in `refusal`,
+// when the thread cannot be started (the caller stops the threads already started and throws
+// thread_refused).
+template <class Pool, class F>
+bool try_start(Pool& pool, std::optional<std::system_error>& refusal, F&& f) {
+  try {
+    pool.emplace_back(std::forward<F>(f));
+    return true;
+  } catch (const std::system_error& e) {
+    refusal.emplace(e);
+    return false;
+  }
+}
 
 template <class F>
 void parallel_for(std::size_t n, unsigned threads, F&& f) {
@@ -41,10 +67,9 @@ void parallel_for(std::size_t n, unsigned threads, F&& f) {
         pool.emplace_back(work);
       } catch (const std::system_error& e) {
         next.store(n);  // the workers already started finish their current index and stop
-        refused.emplace("--threads", "a number of threads the system can start",
-                        std::to_string(threads) + ": thread " + std::to_string(t + 1) +
-                            " could not be started (" + e.code().message() + ")",
-                        "give a smaller --threads; the results do not depend on it");
+        refused.emplace(
+            thread_refused("--threads", threads, t, e,
+                           "give a smaller --threads; the results do not depend on it"));
       }
     }
     if (!refused) work();

@@ -95,15 +95,17 @@ std::int64_t active_gate::session_end(std::int64_t now) {
   for (std::int64_t i = 1; i < requests; ++i) {
     const std::int64_t gap =
         sim::sim_time::from_seconds(std::max(0.0, spec_.think_s.sample(visit_rng_))).ns();
-    if (spec_.disable_session_renewal ? last + gap - now > session_ns_ : gap > session_ns_) {
+    // Compared and added without overflow: a century's sessions and think times are valid
+    // input, and a time past the clock saturates there (the run then stops with exit 2).
+    if (spec_.disable_session_renewal ? gap > session_ns_ - (last - now) : gap > session_ns_) {
       finished = false;  // the session ran out first: the rest of the visit is not modelled
       break;
     }
-    last += gap;
+    last = sim::sim_time::add_ns(last, gap);
   }
   if (spec_.disable_session_renewal)
-    return spec_.revoke_on_exit && finished ? last : now + session_ns_;
-  return spec_.revoke_on_exit && finished ? last : last + session_ns_;
+    return spec_.revoke_on_exit && finished ? last : sim::sim_time::add_ns(now, session_ns_);
+  return spec_.revoke_on_exit && finished ? last : sim::sim_time::add_ns(last, session_ns_);
 }
 
 }  // namespace waitroom::models

@@ -125,6 +125,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
   if (auto finish = selection_policy_of(s.release.selection.kind).finish)
     finish(s.sla, s.classes, file + ": /release/selection/kind", s.release.selection);
   refuse_undrainable(s, file);
+  refuse_beyond_clock(s, file);
   return s;
 }
 

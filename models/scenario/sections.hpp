@@ -57,4 +57,8 @@ std::optional<returns_spec> read_returns(const object_reader& top);
 std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<user_class>& classes,
                                  bool polling, bool backend);
 
+// check_clock.cpp: release rates that cannot release the certain users within the clock's
+// range (about 292 years) without a horizon, refused naming the key.
+void refuse_beyond_clock(const scenario& s, const std::string& file);
+
 }  // namespace waitroom::models::section

@@ -153,7 +153,9 @@ TEST(CliVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
   // The shipped clinic drains: every target is decided and holds.
   auto ok = run("check " + scenario("clinic.json") + " --format json");
   EXPECT_EQ(ok.code, 0) << ok.out;
-  for (const auto& target : nlohmann::json::parse(ok.out)["scenarios"][0]["targets"])
+  // Kept in a variable: a range-for over a temporary's member reads freed memory (ASan).
+  const auto checked = nlohmann::json::parse(ok.out);
+  for (const auto& target : checked.at("scenarios").at(0).at("targets"))
     EXPECT_EQ(target["verdict"], "pass");
 }
 

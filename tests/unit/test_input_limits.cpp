@@ -1,13 +1,17 @@
-// The clock's range and the strict JSON reader (issue 12 items 3, 5, 7).
+// The clock's range, products of durations past it refused at load, and the strict JSON
+// reader (issue 12 items 3, 5, 7).
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 
+#include "models/room/room.hpp"
 #include "models/scenario/json_text.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
 #include "sim/time.hpp"
+#include "support/test_support.hpp"
+#include "support/trace_file.hpp"
 
 using waitroom::sim::sim_time;
 
@@ -68,4 +72,128 @@ TEST(StrictText, ByteOrderMarksUtf16AndNulBytesAreNamed) {
   EXPECT_THROW(check_text(std::string("{\0}\0", 4), "f"), input_error);
   EXPECT_THROW(check_text("\xFF\xFE{", "f"), input_error);
   EXPECT_THROW(check_text(std::string("{}\0", 3), "f"), input_error);
+}
+
+// --- durations whose products pass the clock, refused at load (issue 12 item 3) -----------
+
+namespace {
+
+using waitroom::testing_support::scenario_from;
+
+// One class, `backlog` users waiting at t = 0 and nobody after, then `release` (and `more`
+// top-level keys): the users certain to need a release are exactly the backlog.
+std::string backlog_scenario(int backlog, const std::string& release, const std::string& more = "",
+                             const std::string& cls = "") {
+  return R"({"name": "clock", "classes": [{"name": "all")" + cls + R"(}],
+    "arrivals": {"process": "piecewise", "backlog_users": )" +
+         std::to_string(backlog) + R"(, "segments": [{"duration_s": 1, "rate_per_s": 0}]},
+    "release": )" +
+         release + more + "}";
+}
+
+// The error parse_scenario throws, or a failure naming the text when it loads.
+waitroom::sim::input_error refused(const std::string& text) {
+  try {
+    scenario_from(text);
+  } catch (const waitroom::sim::input_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "loaded: " << text;
+  return waitroom::sim::input_error("", "", "");
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(ClockProducts, TicksThatCannotReleaseTheBacklogInTheClockAreRefusedNamingTheInterval) {
+  // 10 users, 3 a tick: tick 4 releases the last, at 4 x interval from t = 0. The clock ends
+  // at 2^63 ns = 9.223372e9 s, so the interval must stay under 2.305843e9 s.
+  auto tick = [](const std::string& interval_ms, const std::string& extra = "",
+                 const std::string& more = "") {
+    return backlog_scenario(
+        10, R"({"mode": "tick", "batch": 3, "interval_ms": )" + interval_ms + extra + "}", more);
+  };
+  auto e = refused(tick("2306000000000"));
+  EXPECT_EQ(e.where(), "test.json: /release/interval_ms") << e.what();
+  EXPECT_TRUE(has(e.expected(), "the run's 10 waiting users (3 a tick)")) << e.what();
+  EXPECT_TRUE(has(e.expected(), "less than 2.30584e+12 ms")) << e.what();
+  EXPECT_TRUE(has(e.expected(), "or a horizon (/run/horizon_s)")) << e.what();
+  EXPECT_TRUE(has(e.found(), "2.306e+12 ms: tick 4 would be due after 292")) << e.what();
+  // Just under the bound it loads and runs to its end, the last tick 292 years in.
+  auto ok = scenario_from(tick("2305000000000", "", R"(, "run": {"sample_interval_s": 1e9})"));
+  auto r = waitroom::models::run_scenario(ok, 1);
+  EXPECT_EQ(r.overall.released, 10u);
+  EXPECT_NEAR(r.end_time_s, 4 * 2.305e9, 1.0);
+  // A first tick moves the rounds: 3e9 + 3 x 2.1e9 s passes the clock, 4 x 2.1e9 does not.
+  EXPECT_NO_THROW(scenario_from(tick("2100000000000")));
+  EXPECT_EQ(refused(tick("2100000000000", R"(, "first_tick_s": 3000000000)")).where(),
+            "test.json: /release/interval_ms");
+  // Not certain, so not refused here: users who can give up, a horizon, an event limit.
+  const std::string patient = R"(, "patience_s": {"dist": "exponential", "mean": 60})";
+  EXPECT_NO_THROW(scenario_from(
+      backlog_scenario(10, R"({"mode": "tick", "batch": 3, "interval_ms": 3e12})", "", patient)));
+  EXPECT_NO_THROW(
+      scenario_from(tick("3e12", "", R"(, "run": {"horizon_s": 3e9, "sample_interval_s": 1000})")));
+  EXPECT_NO_THROW(scenario_from(tick("3e12", "", R"(, "run": {"max_events": 100})")));
+}
+
+TEST(ClockProducts, SessionsInflowsAndRatesPastTheClockAreRefusedNamingTheirKey) {
+  // Concurrency: 2 slots, sessions of at least 3e9 s: round 5 of sessions starts at 1.2e10 s.
+  auto e = refused(backlog_scenario(10, R"({"mode": "concurrency", "slots": 2,
+              "session_s": {"dist": "uniform", "min": 3e9, "max": 3.1e9}})"));
+  EXPECT_EQ(e.where(), "test.json: /release/session_s") << e.what();
+  EXPECT_TRUE(has(e.found(), "round 5 of sessions would start after 381 years")) << e.what();
+  // Exponential sessions can be short: not certain.
+  EXPECT_NO_THROW(scenario_from(backlog_scenario(10, R"({"mode": "concurrency", "slots": 2,
+              "session_s": {"dist": "exponential", "mean": 3e9}})")));
+  // The serving counter: one number every 3e9 s, inlet 4 at 1.2e10 s.
+  const std::string fifo = R"(, "queue": {"policy": "fifo"})";
+  auto counter = [&](const std::string& extra) {
+    return backlog_scenario(4,
+                            R"({"mode": "serving_counter", "inlet": "periodic", "increment": 1,
+                                "inlet_interval_s": 3e9)" +
+                                extra + "}",
+                            fifo);
+  };
+  e = refused(counter(""));
+  EXPECT_EQ(e.where(), "test.json: /release/inlet_interval_s") << e.what();
+  EXPECT_TRUE(has(e.found(), "inlet 4 would be due after")) << e.what();
+  EXPECT_NO_THROW(scenario_from(counter(R"(, "end_s": 1e9)")));  // it stops: a stall, not this
+  // Active users: one new user a minute admits 1.6e8 users in 304 years.
+  e = refused(backlog_scenario(160000000, R"({"mode": "active_users",
+      "total_active_users": 1000000000, "new_users_per_minute": 1, "session_duration_min": 1})"));
+  EXPECT_EQ(e.where(), "test.json: /release/new_users_per_minute") << e.what();
+  EXPECT_TRUE(has(e.expected(), "at least 2 users a minute")) << e.what();
+  // One place held by century-long sessions: round 4 starts 300 years in, unless revoked.
+  const std::string centuries = R"({"mode": "active_users", "total_active_users": 1,
+      "new_users_per_minute": 10, "session_duration_min": 52560000)";
+  e = refused(backlog_scenario(4, centuries + "}"));
+  EXPECT_EQ(e.where(), "test.json: /release/session_duration_min") << e.what();
+  EXPECT_TRUE(has(e.found(), "round 4 of sessions would start after 300 years")) << e.what();
+  EXPECT_NO_THROW(scenario_from(backlog_scenario(4, centuries + R"(, "revoke_on_exit": true})")));
+}
+
+TEST(ClockProducts, ATracesUsersAreCertainAndThoseWhoCanGiveUpAreNot) {
+  // Four users in a trace, one a century-long tick: tick 4 is 400 years in.
+  const std::string classes = R"([{"name": "a", "share": 0.5},
+      {"name": "b", "share": 0.5, "patience_s": {"dist": "exponential", "mean": 60}}])";
+  // Written and read while the file exists: scenario_from reads the trace at once.
+  auto load = [&](const std::string& rows) {
+    waitroom::testing_support::trace_file t("clock", rows);
+    return scenario_from(R"({"name": "clock", "classes": )" + classes +
+                         R"(, "arrivals": {"process": "trace", "trace_file": ")" + t.path.string() +
+                         R"("}, "release": {"mode": "tick", "batch": 1, "interval_ms": 3e12}})");
+  };
+  try {
+    load("0,a\n1,a\n2,a\n3,a\n");
+    ADD_FAILURE() << "four certain users in 100-year ticks loaded";
+  } catch (const waitroom::sim::input_error& e) {
+    EXPECT_EQ(e.where(), "test.json: /release/interval_ms") << e.what();
+    EXPECT_TRUE(has(e.expected(), "the run's 4 waiting users")) << e.what();
+  }
+  // Two of them can give up: two certain users, two ticks, 200 years.
+  EXPECT_NO_THROW(load("0,a\n1,b\n2,a\n3,b\n"));
 }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,27 @@ TEST(ActiveUsers, ARenewedSessionEndsTheSessionDurationAfterTheLastRequest) {
   EXPECT_DOUBLE_EQ(
       end_of(base + long_visit + R"(, "disable_session_renewal": true, "revoke_on_exit": true)"),
       60.0);
+}
+
+TEST(ActiveUsers, ASessionPastTheClockEndsAtItsEndInsteadOfWrapping) {
+  // Valid keys (a century's session, 99 years between requests) whose sums pass the clock's
+  // end (about 292 years): the end saturates there, never a negative time (the run then stops
+  // with exit 2 at the clock's end).
+  trace_file t("0,all\n");
+  constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  const std::string century = R"("total_active_users": 1, "new_users_per_minute": 1,
+      "session_duration_min": 52560000, )";
+  const std::string visit = R"("visit": {"requests": {"dist": "deterministic", "value": 1000},
+      "think_s": {"dist": "deterministic", "value": 3122064000}})";
+  sim::simulator sim;
+  auto renewed = by_hand(t, century + visit);
+  EXPECT_EQ(models::active_gate(renewed.release.active, sim, 1, 0).session_end(0), top);
+  auto fixed = by_hand(t, century + visit + R"(, "disable_session_renewal": true)");
+  const std::int64_t late = sim::sim_time::from_seconds(250.0 * 365 * 86400).ns();
+  EXPECT_EQ(models::active_gate(fixed.release.active, sim, 1, 0).session_end(late), top);
+  // From t = 0 the same session ends a century later, exactly.
+  EXPECT_EQ(models::active_gate(fixed.release.active, sim, 1, 0).session_end(0),
+            sim::sim_time::from_seconds(52560000.0 * 60).ns());
 }
 
 TEST(ActiveUsers, QueueAllAndThePrequeueHoldEveryoneUntilTheirEnd) {
