@@ -1,10 +1,11 @@
 #pragma once
 // One replication of a waiting room: wiring only. The room owns the simulator and the
-// components, routes each arrival to its list, dispatches every event kind to one
-// component, and keeps the per-class and per-list statistics. What each part does lives in
-// its own folder: users/ (per-user tables), queues/ (the lists: the seam for a live Redis),
-// release/ (selection and rate controllers), backend/, visits/ (aging, returns and credits),
-// admission/ (stock and orders), polling/ (the waiting page), trace/.
+// components and dispatches every event kind to one of them. Each part lives in its own
+// file: entrance.hpp (who comes, to which list), users/ and queues/ (the lists: the seam for
+// a live Redis), release/ (releaser.hpp: who leaves by the selection policy;
+// release_modes.hpp: when and how many; the rate controller), backend/, visits/ (aging,
+// abandonment, returns and credits), admission/ (stock and orders), polling/ (the waiting
+// page), trace/, and ledger.hpp (the statistics the run reports).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -18,20 +19,19 @@
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/queues.hpp"
 #include "models/queues/redis_memory_peak.hpp"
-#include "models/release/active_users.hpp"
 #include "models/release/controller.hpp"
-#include "models/release/selection.hpp"
-#include "models/release/selector.hpp"
-#include "models/release/serving_counter.hpp"
+#include "models/release/release_modes.hpp"
+#include "models/release/releaser.hpp"
+#include "models/room/entrance.hpp"
+#include "models/room/ledger.hpp"
 #include "models/room/result.hpp"
 #include "models/room/stall.hpp"
-#include "models/room/warmup.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/trace/trace.hpp"
 #include "models/users/users.hpp"
+#include "models/visits/abandonment.hpp"
 #include "models/visits/aging.hpp"
 #include "models/visits/returns.hpp"
-#include "sim/arrivals.hpp"
 #include "sim/input_error.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
@@ -60,12 +60,11 @@ class room {
   }
 
   std::size_t memory_bytes() const;
-  const std::vector<double>& batch_means() const { return warmup_.batch_means(); }
+  const std::vector<double>& batch_means() const { return ledger_.batch_means(); }
 
  private:
   // A visit enters (or is refused, or goes straight in when a concurrency slot is free).
   void enter(const returns::visit& v);
-  void next_arrival();
   void on_tick();
   void on_session_end();
   void on_sample();
@@ -73,8 +72,6 @@ class room {
   void admit_waiting();
   // Serving-counter mode: releases the n waiting users the counter now serves.
   void serve(std::uint64_t n);
-  // max-size inlet: the counter moves up by the backend's responses since `before`.
-  void exits_since(std::uint64_t before);
   // A run without a horizon that can never drain: throws stall_error saying why (stall.hpp).
   void check_stalled();
   void on_abandon(std::uint32_t user);
@@ -84,45 +81,30 @@ class room {
   void leave_on_release(std::uint32_t user, std::uint32_t list);
   // The released user orders (stock-capped admission) and the backend starts on it.
   void reach_backend();
-  void account_queue_change();
+  void account_queue_change() { ledger_.queue_changed(sim_.now().ns(), queues_.total()); }
   void note_peaks();  // process memory and the Redis memory estimate
-  void schedule_session_end();
-  std::uint32_t draw_sku() { return sc_.skus.size() > 1 ? sku_mix_.draw(sku_rng_) : 0; }
 
   const scenario& sc_;
   sim::simulator sim_;
-  // Streams: the same seed gives the same customers whatever the policy (common random numbers).
-  sim::rng arrival_rng_, class_rng_, service_rng_, select_rng_, patience_rng_;
-  std::uint64_t pay_later_salt_;
-  sim::arrival_process arrivals_;
-  sim::class_mix mix_;
-  sim::class_mix sku_mix_;
-  sim::rng sku_rng_;
-  bool arrivals_open_ = true;
-  bool backlog_pending_ = false;
-  std::uint32_t free_slots_ = 0;  // concurrency mode
+  // Every component draws from its own streams: the same seed gives the same customers
+  // whatever the policy (common random numbers).
+  entrance entrance_;
 
   users users_;
   queues queues_;
   tracer trace_;
-  const selection_policy& selection_;
-  list_selector selector_;
+  releaser releaser_;
   rate_controller controller_;
+  release_modes modes_;
   aging aging_;
+  abandonment abandonment_;
   returns returns_;
   std::optional<orders> orders_;
   std::optional<backend> backend_;
   std::optional<waiting_page> page_;
-  std::optional<active_gate> gate_;         // active_users mode
-  std::optional<serving_counter> counter_;  // serving_counter mode
-  bool max_size_inlet_ = false;
-  warmup warmup_;
   redis_memory_peak redis_memory_;
 
-  room_result result_;
-  std::vector<std::uint64_t> waiting_by_class_;
-  std::uint64_t released_since_sample_ = 0;
-  std::int64_t last_change_ns_ = 0;
+  ledger ledger_;
   std::uint64_t peak_memory_ = 0;
   std::function<void(double, std::uint64_t, std::uint64_t)> progress_;
 };
