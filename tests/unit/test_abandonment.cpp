@@ -20,11 +20,12 @@ namespace {
 
 // vip: no patience; normal: `patience` and `pay_later`.
 models::scenario with_patience(const std::string& patience, double pay_later = 0) {
-  return scenario_from(R"({"name": "abandonment",
+  return scenario_from(
+      R"({"name": "abandonment",
     "classes": [{"name": "vip", "share": 0.5},
                 {"name": "normal", "share": 0.5, "patience_s": )" +
-                       patience + R"(, "pay_later_probability": )" + std::to_string(pay_later) +
-                       R"(}], "arrivals": {"process": "poisson", "rate_per_s": 1},
+      patience + R"(, "pay_later_probability": )" + std::to_string(pay_later) +
+      R"(}], "arrivals": {"process": "poisson", "rate_per_s": 1}, "run": {"horizon_s": 1000},
     "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})");
 }
 

@@ -35,7 +35,8 @@ models::scenario two_classes(const std::string& arrivals, double vip_share = 0.5
   return scenario_from(R"({"name": "entrance", "classes": [{"name": "vip", "share": )" +
                            std::to_string(vip_share) + R"(}, {"name": "normal", "share": )" +
                            std::to_string(1 - vip_share) + R"(}], "arrivals": )" + arrivals +
-                           R"(, "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})",
+                           R"(, "run": {"horizon_s": 1000},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 1}})",
                        "/");
 }
 
@@ -136,7 +137,7 @@ TEST(Entrance, VisitorsAreRoutedByClassAndSku) {
     "classes": [{"name": "vip", "share": 0.1}, {"name": "normal", "share": 0.9}],
     "skus": [{"name": "phone", "share": 0.7}, {"name": "watch", "share": 0.2},
              {"name": "charger", "share": 0.1}],
-    "arrivals": {"process": "poisson", "rate_per_s": 1},
+    "arrivals": {"process": "poisson", "rate_per_s": 1}, "run": {"horizon_s": 1000},
     "queue": {"policy": "fifo", "lists": [{"name": "vip", "classes": ["vip"]},
       {"name": "phone", "skus": ["phone"]}, {"name": "watch", "skus": ["watch"]},
       {"name": "charger", "skus": ["charger"]}]},
