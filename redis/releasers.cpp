@@ -70,12 +70,13 @@ releaser_pool::releaser_pool(const redis_url& url, const key_layout& keys, unsig
     if (atomic) w->script = w->conn->add_script("release", scripts::release);
     workers_.push_back(std::move(w));
   }
+  std::uint32_t i = 0;
   try {
-    for (std::uint32_t i = 0; i < workers_.size(); ++i)
-      workers_[i]->thread = std::thread([this, i] { loop(i); });
-  } catch (...) {  // no thread for one of them: stop those started, then report
+    for (; i < workers_.size(); ++i) workers_[i]->thread = std::thread([this, i] { loop(i); });
+  } catch (const std::system_error& e) {  // no thread for one: stop those started, exit 2
     stop();
-    throw;
+    throw sim::thread_refused("/release/consumers", static_cast<unsigned>(workers_.size()), i, e,
+                              "give fewer release.consumers");
   }
 }
 

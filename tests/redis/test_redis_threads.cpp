@@ -69,6 +69,22 @@ TEST(RedisThreads, ARefusedReleaserThreadIsAnInputErrorNamingTheCount) {
   EXPECT_EQ(c.call({"SCARD", keys.released()}).integer, 0);
 }
 
+// The pool of `run --redis` with release.consumers: the same error, the started ones stopped.
+TEST(RedisThreads, ARefusedReleaserPoolThreadIsAnInputErrorNamingConsumers) {
+  redis_server s;
+  const waitroom::redis::key_layout keys{waitroom::redis::new_run_id()};
+  refused_threads refuse;
+  ASSERT_TRUE(refuse.ok());
+  try {
+    waitroom::redis::releaser_pool pool(s.parsed_url(), keys, 3, true);
+    FAIL() << "no error although no thread could start";
+  } catch (const waitroom::sim::input_error& e) {
+    EXPECT_EQ(e.where(), "/release/consumers");
+    EXPECT_EQ(e.expected(), "a number of threads the system can start");
+    EXPECT_EQ(e.found().rfind("3: thread 1 could not be started (", 0), 0u) << e.what();
+  }
+}
+
 TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingClients) {
   redis_server s;
   const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
