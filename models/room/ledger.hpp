@@ -27,9 +27,9 @@ class ledger {
     ++st.refused;
     if (warmup_.counts(now)) ++st.refused_counted;
   }
-  // Refused by the active-user gate (queueing_method reject): in `refused` only, not in
-  // refused_counted, as the room has always reported it.
-  void turned_away(std::uint32_t c) { ++result_.by_class[c].refused; }
+  // Refused by the active-user gate (queueing_method reject): counted as a sold-out refusal
+  // is (it was left out of refused_counted, so refused_share read 0 for a gate refusing all).
+  void turned_away(std::uint32_t c, std::int64_t now) { sold_out(c, now); }
   // Let in at once without queueing (a free concurrency slot): a wait of 0.
   void served_at_once(std::uint32_t c, std::int64_t now) {
     auto& st = result_.by_class[c];

@@ -199,7 +199,7 @@ void room::enter(const returns::visit& v) {
   }
   const auto way = modes_.arrive(queues_.total() == 0, now);
   if (way == release_modes::way::refuse) {  // the gate's queueing_method reject
-    ledger_.turned_away(c);
+    ledger_.turned_away(c, now);
     trace_.line(users_.next(), c, "refused", -1);
     return;
   }

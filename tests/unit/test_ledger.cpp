@@ -188,13 +188,17 @@ TEST(Ledger, AServedAtOnceVisitWaitsZero) {
   EXPECT_DOUBLE_EQ(res.queue_length_area, 0.0);
 }
 
-TEST(Ledger, TheGatesRefusalsAreNotUnderTheWarmUpRule) {
-  rig r;
-  r.book.turned_away(0);
-  r.book.sold_out(0, 0);
+// The active-user gate's refusals count as stock refusals do: in refused_counted (what the
+// refused_share SLA metric reads) once the warm-up is over, not before it.
+TEST(Ledger, TheGatesRefusalsCountUnderTheWarmUpRuleAsSoldOutDoes) {
+  rig r(R"({"horizon_s": 10, "warmup_s": 5})");
+  r.book.turned_away(0, 1'000'000'000);  // in the warm-up
+  r.book.sold_out(0, 1'000'000'000);
+  r.book.turned_away(0, 6'000'000'000);  // after it
+  r.book.sold_out(0, 6'000'000'000);
   const auto& res = r.finish(1);
-  EXPECT_EQ(res.by_class[0].refused, 2u);
-  EXPECT_EQ(res.by_class[0].refused_counted, 1u);
+  EXPECT_EQ(res.by_class[0].refused, 4u);
+  EXPECT_EQ(res.by_class[0].refused_counted, 2u);
 }
 
 TEST(Ledger, SamplesCountReleasesSinceTheLastOne) {

@@ -16,6 +16,7 @@
 
 #include "models/release/active_users.hpp"
 #include "models/room/room.hpp"
+#include "models/sla/sla.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
 #include "support/test_support.hpp"
@@ -166,6 +167,10 @@ TEST(ActiveUsers, PassthroughIgnoresTheLimitsAndRejectRefusesEveryone) {
   auto reject = models::run_scenario(by_hand(t, common + R"("queueing_method": "reject")"), 1);
   EXPECT_EQ(reject.overall.released, 0u);
   EXPECT_EQ(reject.overall.refused, 3u);
+  // What the refused_share SLA metric reads: all three (it read 0 when the gate's refusals
+  // were left out of the counted ones).
+  EXPECT_EQ(reject.overall.refused_counted, 3u);
+  EXPECT_DOUBLE_EQ(models::metric_value(reject, -1, models::sla_metric::refused_share), 1.0);
 }
 
 TEST(ActiveUsers, TheCookieMinuteOrdersUsersAndTiesWithinAMinuteAreRandom) {
