@@ -12,6 +12,7 @@ whose third column is customers/s; the model's bytes per waiting user is the 6th
 of the old table and the 7th of the new (the new one adds baseline columns).
 """
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -36,7 +37,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--only", default="priority_mm1,flash_crowd")
+    ap.add_argument("--cpu", type=int, default=None,
+                    help="pin both binaries to this CPU (default: the last one online; -1: "
+                         "no pinning)")
     a = ap.parse_args()
+    # On this 2-vCPU machine the same run takes 1.1 s on CPU 1 and 1.4-1.7 s on CPU 0, so
+    # unpinned pairs measured which CPU each run landed on (ratios 0.67..1.47 on an idle
+    # machine); pinned, the same pairs agree within a few percent.
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = cpus[-1] if a.cpu is None else a.cpu
+    if cpu >= 0:
+        os.sched_setaffinity(0, {cpu})
+        print("ab.py: both binaries pinned to CPU %d" % cpu, file=sys.stderr)
     workloads = [w for w in a.only.split(",") if w]
     rates = {w: {"old": [], "new": []} for w in workloads}
     ratios = {w: [] for w in workloads}
@@ -61,8 +73,8 @@ def main():
         print("%-16s %14.0f %14.0f %10.3f %4.2f..%4.2f %12.1f %12.1f" % (
             w, statistics.median(rates[w]["old"]), statistics.median(rates[w]["new"]),
             statistics.median(q), min(q), max(q), bytes_[w]["old"], bytes_[w]["new"]))
-    print("ratio: new/old, median of %d per-round ratios (the order alternates per round)"
-          % a.rounds)
+    print("ratio: new/old, median of %d per-round ratios (the order alternates per round)%s"
+          % (a.rounds, "; pinned to CPU %d" % cpu if cpu >= 0 else ""))
 
 
 if __name__ == "__main__":
