@@ -15,8 +15,8 @@ class sim_time {
   // Rounds to the nearest nanosecond. A time beyond the clock (about 292 years; a sampled
   // duration can exceed what was validated) saturates at max(), which the run loop reports
   // as an error when it is reached, instead of wrapping around to a negative time.
-  static constexpr sim_time from_seconds(double s) { return sim_time{to_ns(s * 1e9)}; }
-  static constexpr sim_time from_ms(double ms) { return sim_time{to_ns(ms * 1e6)}; }
+  static constexpr sim_time from_seconds(double s) { return sim_time{round_ns(s * 1e9)}; }
+  static constexpr sim_time from_ms(double ms) { return sim_time{round_ns(ms * 1e6)}; }
   static constexpr sim_time max() { return sim_time{std::numeric_limits<std::int64_t>::max()}; }
 
   constexpr std::int64_t ns() const { return ns_; }
@@ -49,24 +49,29 @@ class sim_time {
     return r;
   }
 
- private:
-  // std::llround, inline: it was a libm call on every scheduled event (4% of the
-  // instructions of a priority M/M/1). x - trunc(x) is exact for any double within the
-  // int64 range, so halves round away from zero exactly as llround rounds them.
-  static constexpr std::int64_t to_ns(double x) {
+  // A count of nanoseconds rounded as std::llround rounds it (halves away from zero),
+  // saturating at the clock's ends (NaN: max()). Inline because llround was a libm call on
+  // every scheduled event. Below 2^52 in magnitude (about 52 days of nanoseconds: every
+  // sampled duration in practice) adding and removing 2^52 rounds to the nearest integer,
+  // ties to even, exactly; a tie that went to even towards zero then moves one away from
+  // zero. That chain is shorter than truncating, converting back and comparing the
+  // fraction, and the event loop waits on it (docs/perf.md, "The rounding of sim_time").
+  static constexpr std::int64_t round_ns(double x) {
+    constexpr double two52 = 4503599627370496.0;
+    if (x < two52 && x > -two52) {
+      const double m = x < 0 ? -two52 : two52;
+      const double t = (x + m) - m;
+      const double d = x - t;  // exact: -0.5 <= d <= 0.5
+      return static_cast<std::int64_t>(t) + static_cast<std::int64_t>(d == 0.5 && x > 0) -
+             static_cast<std::int64_t>(d == -0.5 && x < 0);
+    }
     constexpr double limit = 9.2e18;  // just inside the int64 range
     if (!(x < limit)) return std::numeric_limits<std::int64_t>::max();  // NaN too
     if (x <= -limit) return std::numeric_limits<std::int64_t>::min();
-    return round_half_away(x);
-  }
-  // Branch-free: the fraction is above or below one half at random, so a branch on it was
-  // mispredicted about once per scheduled event (callgrind --branch-sim; ~1 per customer).
-  static constexpr std::int64_t round_half_away(double x) {
-    const auto i = static_cast<std::int64_t>(x);
-    const double frac = x - static_cast<double>(i);
-    return i + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
+    return static_cast<std::int64_t>(x);  // |x| >= 2^52: already a whole number
   }
 
+ private:
   constexpr explicit sim_time(std::int64_t ns) : ns_(ns) {}
   std::int64_t ns_ = 0;
 };

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -94,6 +95,44 @@ TEST(SimTime, RoundsExactlyAsLlround) {
     const double magnitude = std::ldexp(1.0, static_cast<int>(r.below(92)) - 60);
     check((r.uniform01() - 0.3) * magnitude);                // fractions of every size, both signs
     check(static_cast<double>(r.below(1u << 30)) * 0.5e-9);  // exact halves of a nanosecond
+  }
+}
+
+// The same on counts of nanoseconds directly: halves and near-halves of every size, both
+// signs, across the fast path's edge at 2^52 and up to the clock's ends.
+TEST(SimTime, RoundNsMatchesLlroundOnHalvesAndAtTheFastPathsEdge) {
+  const double two52 = 4503599627370496.0;
+  for (double x : {0.5,
+                   1.5,
+                   2.5,
+                   -0.5,
+                   -1.5,
+                   -2.5,
+                   0.49999999999999994,
+                   -0.49999999999999994,
+                   two52 - 0.5,
+                   two52 - 1.5,
+                   -(two52 - 0.5),
+                   -(two52 - 1.5),
+                   two52,
+                   -two52,
+                   two52 + 2,
+                   -(two52 + 2),
+                   two52 / 2 + 0.5,
+                   -(two52 / 2 + 0.5),
+                   9.1e18,
+                   -9.1e18})
+    ASSERT_EQ(sim_time::round_ns(x), std::llround(x)) << x;
+  EXPECT_EQ(sim_time::round_ns(9.3e18), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(sim_time::round_ns(-9.3e18), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(sim_time::round_ns(std::nan("")), std::numeric_limits<std::int64_t>::max());
+  rng r(12);
+  for (int i = 0; i < 200000; ++i) {
+    const int e = static_cast<int>(r.below(63));  // magnitudes 1 .. 2^62
+    const double whole = std::ldexp(std::floor(r.uniform01() * 1048576.0), e - 20);
+    for (double x : {whole + 0.5, whole - 0.5, -(whole + 0.5), std::nextafter(whole + 0.5, 0.0),
+                     std::nextafter(whole + 0.5, 1e300), whole * r.uniform01()})
+      ASSERT_EQ(sim_time::round_ns(x), std::llround(x)) << x;
   }
 }
 
