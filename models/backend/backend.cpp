@@ -131,7 +131,7 @@ void backend::done(std::uint32_t job) {
 
 void backend::advance(std::int64_t now) {
   for (;;) {
-    const std::int64_t end = window_start_ns_ + window_ns_;
+    const std::int64_t end = sim::sim_time::add_ns(window_start_ns_, window_ns_);
     const std::int64_t upto = std::min(now, end);
     const double dt = static_cast<double>(upto - window_last_ns_) * 1e-9;
     // In processor sharing every worker is busy while there are at least as many jobs.

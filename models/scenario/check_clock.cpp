@@ -3,7 +3,9 @@
 // rate times the users to release can pass the clock's end (int64 nanoseconds, about 292
 // years). Where that is certain at load it is refused here, naming the key; anything else that
 // reaches the end (random counts or durations) stops the run with exit 2 when it happens
-// (sim::simulator's beyond_clock).
+// (sim::simulator's beyond_clock). Also here: durations too short for the clock's nanoseconds,
+// aging chains longer than the clock, and a backend's windows over a horizon.
+#include "models/scenario/names.hpp"
 #include "models/scenario/sections.hpp"
 
 #include <algorithm>
@@ -81,10 +83,75 @@ double least(const sim::distribution& d) {
   }
 }
 
+// The most one tick can release: the batch, or as far as a controller can take it (tiered:
+// towards the batch times its largest factor; window: up to its ceiling; either no lower than
+// its floor). The tick rounds the rate to nearest, never above its ceil.
+double most_per_tick(const release_spec& r) {
+  const auto& c = r.controller;
+  const double base = static_cast<double>(r.batch);
+  double most = base;
+  if (c.kind == controller_kind::tiered)
+    for (const double f : c.factors) most = std::max(most, base * f);
+  if (c.kind == controller_kind::window)
+    most = std::max(most, c.ceiling > 0 ? c.ceiling : 2.0 * base);
+  if (c.kind != controller_kind::fixed) most = std::max(most, c.floor);
+  return std::ceil(most);
+}
+
+// Aging (read_queue.cpp): a user who enters list i climbs one list every max_wait_s of the
+// list it is in, up to the first list without aging; the climb from the bottom of a chain is
+// the chain's sum, which must end on the clock (each step alone is at most 100 years, three
+// of them are not). Refused naming the list where the sum passes the clock's end.
+void refuse_aging_beyond_clock(const scenario& s, const std::string& file) {
+  double climb_s = 0;
+  std::size_t top = 0;  // the list the chain climbs to
+  for (std::size_t i = 0; i < s.lists.size(); ++i) {
+    if (!s.lists[i].max_wait_s) {
+      climb_s = 0;
+      top = i;
+      continue;
+    }
+    const double before = climb_s;
+    climb_s += *s.lists[i].max_wait_s;
+    if (climb_s < clock_end_s) continue;
+    throw sim::input_error(
+        fmt::format("{}: /queue/lists/{}/max_wait_s", file, i),
+        fmt::format("aging steps that take a user from list {} ('{}') to list {} ('{}') {}: "
+                    "the steps from list {} up sum to {:.6g} s, so at most {:.6g} s here{}",
+                    i, s.lists[i].name, top, s.lists[top].name, within, top + 1, before,
+                    clock_end_s - before, or_horizon),
+        fmt::format("{:.6g} s: a user entering list {} at t = 0 would reach list {} after {}",
+                    *s.lists[i].max_wait_s, i, top, years(climb_s)));
+  }
+}
+
+// A backend keeps a record of every window_s of the run (backend.cpp), idle ones too: a run
+// that lasts at least `end_s` keeps end_s / window_s of them, at most as many as the
+// queue-length samples a run may keep (read_run.cpp). A run without a horizon whose releases
+// are decades apart would otherwise fill memory with empty windows.
+void refuse_backend_windows(const scenario& s, const std::string& file, double end_s,
+                            const char* until) {
+  if (!s.backend || end_s / s.backend->window_s <= max_samples) return;
+  throw sim::input_error(
+      file + ": /backend/window_s",
+      fmt::format("at most {:.0f} response-time windows until {} ({:.6g} s): windows of at least "
+                  "{:.6g} s",
+                  max_samples, until, end_s, end_s / max_samples),
+      fmt::format("{:.6g} s: {:.3g} windows", s.backend->window_s, end_s / s.backend->window_s));
+}
+
 }  // namespace
 
+void refuse_below_clock_step(const object_reader& r, const std::string& key, double seconds) {
+  if (!(seconds > 0) || sim::sim_time::from_seconds(seconds).ns() > 0) return;
+  r.fail(key, "a duration of at least 1 ns (the clock counts whole nanoseconds)",
+         fmt::format("{}: {:.3g} ns, 0 on the clock", describe(r.raw(key)), seconds * 1e9));
+}
+
 void refuse_beyond_clock(const scenario& s, const std::string& file) {
+  if (s.run.horizon_s) refuse_backend_windows(s, file, *s.run.horizon_s, "the horizon");
   if (s.run.horizon_s || s.run.max_events > 0) return;  // either may stop the run first
+  refuse_aging_beyond_clock(s, file);
   const std::uint64_t users = users_to_release(s);
   if (users == 0) return;
   const auto& r = s.release;
@@ -92,22 +159,30 @@ void refuse_beyond_clock(const scenario& s, const std::string& file) {
   // Releases taken back from no-shows are handed out again on top of the batch.
   const bool reclaims = s.backend && s.backend->no_show_probability > 0;
   const double interval_s = r.interval.seconds();
+  double end_s = 0;  // when the last certain round is due: the run lasts at least that long
   switch (r.mode) {
     case release_mode::tick: {
-      if (r.controller.kind != controller_kind::fixed || reclaims) return;
+      if (reclaims) return;
       const double first = r.first_tick_s.value_or(0.0);
-      const auto last = last_of(users, r.batch, r.first_tick_s.value_or(interval_s), interval_s);
+      const double per_tick = most_per_tick(r);
+      const auto last = last_of(users, static_cast<std::uint64_t>(per_tick),
+                                r.first_tick_s.value_or(interval_s), interval_s);
+      const std::string rate = r.controller.kind == controller_kind::fixed
+                                   ? fmt::format("{} a tick", r.batch)
+                                   : fmt::format("at most {:.0f} a tick under the {} controller",
+                                                 per_tick, name_of(r.controller.kind));
       if (last.beyond)
         throw sim::input_error(
             at + "interval_ms",
             fmt::format(
-                "an interval that releases the run's {} waiting users ({} a tick) {}: "
+                "an interval that releases the run's {} waiting users ({}) {}: "
                 "less than {:.6g} ms{}",
-                users, r.batch, within,
+                users, rate, within,
                 (r.first_tick_s ? longest_period(last, first) : clock_end_s / (last.round)) * 1e3,
                 or_horizon),
             fmt::format("{:.6g} ms: tick {:.0f} would be due after {}", interval_s * 1e3,
                         last.round, years(last.at_s)));
+      end_s = last.at_s;
       break;
     }
     case release_mode::serving_counter: {
@@ -126,6 +201,7 @@ void refuse_beyond_clock(const scenario& s, const std::string& file) {
                         or_horizon),
             fmt::format("{:.6g} s: inlet {:.0f} would be due after {}", interval_s, last.round,
                         years(last.at_s)));
+      end_s = last.at_s;
       break;
     }
     case release_mode::concurrency: {
@@ -141,6 +217,7 @@ void refuse_beyond_clock(const scenario& s, const std::string& file) {
             fmt::format("sessions of at least {:.6g} s: round {:.0f} of sessions would start "
                         "after {}",
                         shortest, last.round, years(last.at_s)));
+      end_s = last.at_s;
       break;
     }
     case release_mode::active_users: {
@@ -157,8 +234,9 @@ void refuse_beyond_clock(const scenario& s, const std::string& file) {
             fmt::format("{}: minute {:.0f} would be needed, after {}", a.new_users_per_minute,
                         by_rate.round, years(by_rate.at_s)));
       }
+      end_s = by_rate.at_s;
       // Without revoke_on_exit a session holds its place for the session duration at least.
-      if (a.revoke_on_exit) return;
+      if (a.revoke_on_exit) break;
       const auto by_sessions = last_of(users, a.total_active_users, 0.0, a.session_duration_s);
       if (by_sessions.beyond)
         throw sim::input_error(
@@ -169,9 +247,11 @@ void refuse_beyond_clock(const scenario& s, const std::string& file) {
                         longest_period(by_sessions, 0.0) / 60.0, or_horizon),
             fmt::format("{:.6g} min: round {:.0f} of sessions would start after {}",
                         a.session_duration_s / 60.0, by_sessions.round, years(by_sessions.at_s)));
+      end_s = std::max(by_rate.at_s, by_sessions.at_s);
       break;
     }
   }
+  refuse_backend_windows(s, file, end_s, "the run's last certain release");
 }
 
 }  // namespace waitroom::models::section

@@ -37,11 +37,14 @@ std::optional<backend_spec> read_backend(const object_reader& top, bool tick) {
       b.capacity.push_back(ch);
     }
   }
-  if (r->has("timeout_s"))
+  if (r->has("timeout_s")) {
     b.timeout_s = r->number("timeout_s", std::nullopt, {0.0, max_seconds, true});
+    refuse_below_clock_step(*r, "timeout_s", *b.timeout_s);
+  }
   if (r->has("arrival_delay_s")) b.arrival_delay_s = read_distribution(*r, "arrival_delay_s");
   b.no_show_probability = r->number("no_show_probability", 0.0, {0.0, 1.0});
   b.reclaim_s = r->number("reclaim_s", 60.0, {0.0, max_seconds, true});
+  refuse_below_clock_step(*r, "reclaim_s", b.reclaim_s);
   b.window_s = r->number("window_s", 10.0, {0.001, max_seconds});
   return b;
 }

@@ -65,6 +65,7 @@ std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user
         l.fail("max_wait_s", "no aging on the first list (there is no list above it)",
                l.raw("max_wait_s").dump());
       ls.max_wait_s = l.number("max_wait_s", std::nullopt, {0.0, max_seconds, true});
+      refuse_below_clock_step(l, "max_wait_s", *ls.max_wait_s);
     }
     lists.push_back(std::move(ls));
   }
@@ -81,6 +82,7 @@ std::optional<compensation_spec> read_compensation(const object_reader& q,
            std::string("policy '") + to_string(order) + "'");
   compensation_spec c;
   c.threshold_s = r->number("threshold_s", 120.0, {0.0, max_seconds, true});
+  refuse_below_clock_step(*r, "threshold_s", c.threshold_s);
   c.offset_ms = r->number("offset_ms", std::nullopt, {0.0, max_seconds * 1e3, true});
   c.in_place = r->boolean("in_place", false);
   c.eligible.assign(classes.size(), false);

@@ -61,7 +61,9 @@ controller_spec read_controller(const object_reader& rel) {
   c.max_step = r->number("max_step", 0.1, {0.0, 1.0, true});
   c.hold_rounds = static_cast<std::uint32_t>(r->integer("hold_rounds", 2, 0, 1000000));
   c.every_s = r->number("every_s", 5.0, {0.0, max_seconds, true});
+  refuse_below_clock_step(*r, "every_s", c.every_s);  // 0 ns: a look at the same instant forever
   c.window_s = r->number("window_s", 60.0, {0.0, max_seconds, true});
+  refuse_below_clock_step(*r, "window_s", c.window_s);
   c.low_ms = r->number("low_ms", 200.0, {0.0, 1e12});
   c.high_ms = r->number("high_ms", 500.0, {c.low_ms, 1e12});
   c.up = r->number("up", 0.1, {0.0, 10.0});
@@ -93,6 +95,7 @@ active_users_spec read_active_users(const object_reader& r) {
   a.window = read_enum<rate_window>(r, "new_users_window", rate_window::fixed);
   a.session_duration_s =
       60.0 * r.number("session_duration_min", 5.0, {0.0, max_seconds / 60, true});
+  refuse_below_clock_step(r, "session_duration_min", a.session_duration_s);
   a.disable_session_renewal = r.boolean("disable_session_renewal", false);
   a.revoke_on_exit = r.boolean("revoke_on_exit", false);
   a.method = read_enum<queueing_method>(r, "queueing_method", queueing_method::fifo);

@@ -14,8 +14,10 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
       {"horizon_s", "max_events", "sample_interval_s", "warmup_s", "warmup_customers", "warmup"},
       false);
   if (r) {
-    if (r->has("horizon_s"))
+    if (r->has("horizon_s")) {
       run.horizon_s = r->number("horizon_s", std::nullopt, {0.0, max_seconds, true});
+      refuse_below_clock_step(*r, "horizon_s", *run.horizon_s);
+    }
     run.max_events =
         static_cast<std::uint64_t>(r->integer("max_events", 0, 0, std::int64_t{1} << 62));
     run.sample_interval_s = r->number("sample_interval_s", 1.0, {1e-6, max_seconds});

@@ -60,5 +60,8 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
 // check_clock.cpp: release rates that cannot release the certain users within the clock's
 // range (about 292 years) without a horizon, refused naming the key.
 void refuse_beyond_clock(const scenario& s, const std::string& file);
+// check_clock.cpp: `seconds`, read from `key` (above 0), must be at least 1 ns once rounded to
+// the clock: 0 ns would make a period reschedule its event at the same instant forever.
+void refuse_below_clock_step(const object_reader& r, const std::string& key, double seconds);
 
 }  // namespace waitroom::models::section

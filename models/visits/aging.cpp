@@ -25,7 +25,8 @@ std::optional<std::int64_t> aging::next_due_ns(std::uint32_t l) const {
   if (!q.moved.empty() && (!since || q.moved.front().since_ns < *since))
     since = q.moved.front().since_ns;
   if (!since) return std::nullopt;
-  return std::max(*since + *max_wait_ns_[l], sim_.now().ns());
+  // Saturating: a late entry plus a long step can pass the clock's end (the run stops there).
+  return std::max(sim::sim_time::add_ns(*since, *max_wait_ns_[l]), sim_.now().ns());
 }
 
 void aging::schedule(std::uint32_t l) {

@@ -40,7 +40,7 @@ class aging {
           q.arrived.pop_front();
           continue;
         }
-        if (users_.entry_ns(u) + max_wait <= now) {
+        if (sim::sim_time::add_ns(users_.entry_ns(u), max_wait) <= now) {
           q.arrived.pop_front();
           move_up(u, l, moved);
           continue;

@@ -296,6 +296,24 @@ TEST(Cli, PlanSearchIsTheSameOnAnyThreadCount) {
   EXPECT_EQ(three.out, one.out);
 }
 
+// compare, estimate and check replicate on threads too (the same replicate() as run's): the
+// same bytes for any thread count. Named for scripts/sanitize --thread, which runs it.
+TEST(Cli, CompareEstimateAndCheckAreTheSameOnAnyThreadCount) {
+  const std::string short_clinic = " --set /arrivals/segments/0/duration_s=60";
+  for (const std::string& args :
+       {"compare " + scenario("clinic.json") + short_clinic +
+            " --replications 3 --format json --variant faster:/release/batch=8",
+        "estimate " + scenario("priority_mm1.json") + " --set /run/horizon_s=2000 --replications 3",
+        "check " + scenario("priority_mm1.json") +
+            " --set /run/horizon_s=2000 --set /sla/replications=3 --format json"}) {
+    auto one = run(args + " --threads 1");
+    auto two = run(args + " --threads 2");
+    EXPECT_FALSE(one.out.empty()) << args << one.err;
+    EXPECT_EQ(two.code, one.code) << args << two.err;
+    EXPECT_EQ(two.out, one.out) << args;
+  }
+}
+
 TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
   std::string args = "sweep " + scenario("clinic.json") +

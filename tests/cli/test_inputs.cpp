@@ -208,6 +208,20 @@ TEST(Inputs, DurationsPastTheClockAreBadInputNotNegativeTimes) {
   EXPECT_TRUE(has(segs.err, "/arrivals/segments")) << segs.err;
 }
 
+TEST(Inputs, AControllerLookingEveryZeroNanosecondsIsBadInputNotALivelock) {
+  // 1e-12 s is above 0 but 0 ns on the clock: the window controller's look rescheduled itself
+  // at t = 0 until the livelock guard stopped it with an internal error (exit 3, ~30 s).
+  auto r = run("run " + scenario("clinic_degrading_backend.json") +
+               " --set /release/controller/kind=window --set /release/controller/every_s=1e-12");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err,
+                  "clinic_degrading_backend.json: /release/controller/every_s: expected a "
+                  "duration of at least 1 ns (the clock counts whole nanoseconds), found a "
+                  "number (1e-12): 0.001 ns, 0 on the clock"))
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 // --- item 5: crashes ----------------------------------------------------------------------
 
 TEST(Inputs, DeeplyNestedJsonIsRefusedNotAStackOverflow) {

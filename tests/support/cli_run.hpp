@@ -19,7 +19,8 @@ struct cli_outcome {
   std::string out, err;
 };
 
-inline constexpr int cli_timeout_s = 60;
+// 60 s, scaled under a sanitizer (WAITROOM_TIMEOUT_SCALE, from tests/CMakeLists.txt).
+inline constexpr int cli_timeout_s = 60 * WAITROOM_TIMEOUT_SCALE;
 inline constexpr int timed_out_status = 124;
 
 inline std::string slurp(const std::filesystem::path& p) {

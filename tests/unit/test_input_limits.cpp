@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "models/room/room.hpp"
 #include "models/scenario/json_text.hpp"
@@ -196,4 +197,143 @@ TEST(ClockProducts, ATracesUsersAreCertainAndThoseWhoCanGiveUpAreNot) {
   }
   // Two of them can give up: two certain users, two ticks, 200 years.
   EXPECT_NO_THROW(load("0,a\n1,b\n2,a\n3,b\n"));
+}
+
+TEST(ClockProducts, AControllersMostPerTickBoundsTheTicksALoadRefuses) {
+  // 100 users, batch 3 under a tiered controller with factors up to 2: at most 6 a tick, so
+  // tick 17 releases the last, at 17 x interval; without the controller tick 34 would. The
+  // clock ends at 9.2234e9 s. (Backend windows of 10^4 s: 10 s ones over 9e9 s are refused.)
+  const std::string backend =
+      R"(, "backend": {"workers": 1, "service_s": {"dist": "deterministic", "value": 1},
+                       "window_s": 10000})";
+  auto tiered = [&](const std::string& interval_ms, const std::string& factors) {
+    return backlog_scenario(100,
+                            R"({"mode": "tick", "batch": 3, "interval_ms": )" + interval_ms +
+                                R"(, "controller": {"kind": "tiered", "tiers_ms": [500],
+                                   "factors": )" +
+                                factors + "}}",
+                            backend);
+  };
+  // 17 x 5.5e8 s = 9.35e9 s passes the clock's end; 17 x 5.4e8 s = 9.18e9 s does not.
+  auto e = refused(tiered("5.5e11", "[2, 0.5]"));
+  EXPECT_EQ(e.where(), "test.json: /release/interval_ms") << e.what();
+  EXPECT_TRUE(has(e.expected(), "(at most 6 a tick under the tiered controller)")) << e.what();
+  EXPECT_TRUE(has(e.found(), "tick 17 would be due after")) << e.what();
+  EXPECT_NO_THROW(scenario_from(tiered("5.4e11", "[2, 0.5]")));
+  // Factors at most 1: the batch bounds it, tick 34 at 34 x 2.72e8 s = 9.25e9 s.
+  e = refused(tiered("2.72e11", "[1, 0.5]"));
+  EXPECT_TRUE(has(e.found(), "tick 34 would be due after")) << e.what();
+  EXPECT_NO_THROW(scenario_from(tiered("2.71e11", "[1, 0.5]")));
+  // The window form: up to its ceiling (20: 5 ticks), or twice the batch without one (6).
+  auto window = [&](const std::string& interval_ms, const std::string& more) {
+    return backlog_scenario(100,
+                            R"({"mode": "tick", "batch": 3, "interval_ms": )" + interval_ms +
+                                R"(, "controller": {"kind": "window")" + more + "}}",
+                            backend);
+  };
+  EXPECT_NO_THROW(scenario_from(window("5.5e11", R"(, "ceiling": 20)")));
+  e = refused(window("5.5e11", ""));
+  EXPECT_TRUE(has(e.expected(), "(at most 6 a tick under the window controller)")) << e.what();
+  // A floor above the rest raises the bound: 10 a tick, 10 ticks.
+  EXPECT_NO_THROW(scenario_from(window("5.5e11", R"(, "floor": 10)")));
+}
+
+TEST(ClockProducts, AgingChainsLongerThanTheClockAreRefusedNamingTheStep) {
+  // Lists 1, 2, 3 age upwards every 3.1e9 s: a user entering list 3 reaches list 0 after
+  // 9.3e9 s, past the clock's end (9.22e9 s); 3.07e9 s steps (9.21e9 s) fit.
+  auto lists = [](const std::string& step, const std::string& run = "") {
+    return R"({"name": "aging", "classes": [{"name": "a", "share": 0.25},
+        {"name": "b", "share": 0.25}, {"name": "c", "share": 0.25}, {"name": "d", "share": 0.25}],
+      "arrivals": {"process": "piecewise", "segments": [{"duration_s": 10, "rate_per_s": 1}]},
+      "queue": {"policy": "fifo", "lists": [{"name": "l0", "classes": ["a"]},
+        {"name": "l1", "classes": ["b"], "max_wait_s": )" +
+           step + R"(}, {"name": "l2", "classes": ["c"], "max_wait_s": )" + step +
+           R"(}, {"name": "l3", "classes": ["d"], "max_wait_s": )" + step + R"(}]},
+      "release": {"mode": "tick", "batch": 1, "interval_ms": 100,
+                  "selection": {"kind": "strict"}})" +
+           run + "}";
+  };
+  auto e = refused(lists("3.1e9"));
+  EXPECT_EQ(e.where(), "test.json: /queue/lists/3/max_wait_s") << e.what();
+  EXPECT_TRUE(has(e.expected(), "from list 3 ('l3') to list 0 ('l0')")) << e.what();
+  EXPECT_TRUE(has(e.expected(), "the steps from list 1 up sum to 6.2e+09 s")) << e.what();
+  EXPECT_TRUE(has(e.expected(), "at most 3.02337e+09 s here")) << e.what();
+  EXPECT_TRUE(has(e.found(), "would reach list 0 after 295 years")) << e.what();
+  // Just inside, it loads and runs (nobody waits anywhere near a step).
+  auto ok = scenario_from(lists("3.07e9"));
+  auto r = waitroom::models::run_scenario(ok, 1);
+  EXPECT_GT(r.overall.arrived, 0u);
+  EXPECT_EQ(r.overall.released, r.overall.arrived);
+  EXPECT_LT(r.end_time_s, 1000.0);
+  // A step under half a nanosecond is 0 ns on the clock: refused, naming it.
+  e = refused(lists("1e-10"));
+  EXPECT_EQ(e.where(), "test.json: /queue/lists/1/max_wait_s") << e.what();
+  EXPECT_TRUE(has(e.expected(), "a duration of at least 1 ns")) << e.what();
+  // A list without aging breaks the chain; a horizon or an event limit stops the run first.
+  std::string broken = lists("3.1e9");
+  broken.replace(broken.find(R"("classes": ["c"], "max_wait_s": 3.1e9)"),
+                 std::string(R"("classes": ["c"], "max_wait_s": 3.1e9)").size(),
+                 R"("classes": ["c"])");
+  EXPECT_NO_THROW(scenario_from(broken));
+  EXPECT_NO_THROW(scenario_from(lists("3.1e9", R"(, "run": {"horizon_s": 100})")));
+  EXPECT_NO_THROW(scenario_from(lists("3.1e9", R"(, "run": {"max_events": 1000})")));
+}
+
+TEST(ClockProducts, DurationsUnderANanosecondAreRefusedNamingTheirKey) {
+  // Each of these is above 0 but rounds to 0 ns on the clock: a controller that looks every
+  // 0 ns reschedules its look at the same instant forever (it reached the livelock guard,
+  // an internal error, before); the others would mean "at once" while saying otherwise.
+  const std::string backend =
+      R"(, "backend": {"workers": 1, "service_s": {"dist": "deterministic", "value": 1})";
+  struct bad {
+    std::string release, more, pointer;
+  };
+  const std::string tick = R"({"mode": "tick", "batch": 1, "interval_ms": 100)";
+  const std::vector<bad> cases{
+      {tick + R"(, "controller": {"kind": "window", "every_s": 1e-10}})", backend + "}",
+       "/release/controller/every_s"},
+      {tick + R"(, "controller": {"kind": "window", "window_s": 4e-10}})", backend + "}",
+       "/release/controller/window_s"},
+      {tick + "}", backend + R"(, "timeout_s": 1e-12})", "/backend/timeout_s"},
+      {tick + "}", backend + R"(, "reclaim_s": 1e-12})", "/backend/reclaim_s"},
+      {tick + "}", R"(, "run": {"horizon_s": 1e-12})", "/run/horizon_s"},
+      {R"({"mode": "active_users", "total_active_users": 1, "new_users_per_minute": 1,
+          "session_duration_min": 1e-12})",
+       "", "/release/session_duration_min"},
+      {tick + "}", R"(, "queue": {"compensation": {"threshold_s": 1e-12, "offset_ms": 1}})",
+       "/queue/compensation/threshold_s"},
+  };
+  for (const auto& c : cases) {
+    auto e = refused(backlog_scenario(1, c.release, c.more));
+    EXPECT_EQ(e.where(), "test.json: " + c.pointer) << e.what();
+    EXPECT_TRUE(has(e.expected(), "a duration of at least 1 ns")) << e.what();
+    EXPECT_TRUE(has(e.found(), "0 on the clock")) << e.what();
+  }
+  // Half a nanosecond rounds to 1 ns: accepted, and the window controller's looks advance.
+  auto ok = scenario_from(backlog_scenario(
+      1, tick + R"(, "controller": {"kind": "window", "every_s": 5e-10}})", backend + "}"));
+  EXPECT_EQ(ok.release.controller.every_s, 5e-10);
+}
+
+TEST(ClockProducts, BackendWindowsOverTheRunAreBoundedLikeSamples) {
+  // 20 users one a 1e6 s tick: the run lasts at least 2e7 s, 2e6 windows of 10 s but 2e7 of
+  // 1 s (more than the 1e7 a run may keep, each an idle record: 4 GB and 1 GB of JSON before).
+  auto slow = [](const std::string& window_s, const std::string& run = "") {
+    return backlog_scenario(
+        20, R"({"mode": "tick", "batch": 1, "interval_ms": 1e9})",
+        R"(, "backend": {"workers": 1, "service_s": {"dist": "deterministic", "value": 1}, "window_s": )" +
+            window_s + "}" + run);
+  };
+  auto e = refused(slow("1"));
+  EXPECT_EQ(e.where(), "test.json: /backend/window_s") << e.what();
+  EXPECT_TRUE(has(e.expected(), "until the run's last certain release (2e+07 s)")) << e.what();
+  EXPECT_TRUE(has(e.expected(), "windows of at least 2 s")) << e.what();
+  EXPECT_TRUE(has(e.found(), "1 s: 2e+07 windows")) << e.what();
+  EXPECT_NO_THROW(scenario_from(slow("2")));
+  // Over a horizon: 1e8 s of 1 s windows.
+  e = refused(slow("1", R"(, "run": {"horizon_s": 1e8, "sample_interval_s": 100})"));
+  EXPECT_EQ(e.where(), "test.json: /backend/window_s") << e.what();
+  EXPECT_TRUE(has(e.expected(), "until the horizon (1e+08 s)")) << e.what();
+  EXPECT_NO_THROW(
+      scenario_from(slow("10", R"(, "run": {"horizon_s": 1e8, "sample_interval_s": 100})")));
 }
