@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -229,13 +230,16 @@ int sweep_command(const std::vector<std::string>& args) {
   return write_or_print(a, j.dump() + "\n");
 }
 
-int merge_command(const std::vector<std::string>& args) {
-  common_args m = parse_args("merge", args, command_kind::merge);
+namespace {
+
+// merge_command after its arguments: `read(i)` gives the i-th shard file's JSON.
+int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
   try {
     if (m.scenario_paths.empty()) throw sim::input_error("waitroom merge", "shard files", "none");
     std::vector<json> shards;
-    for (const auto& path : m.scenario_paths) {
-      json j = models::read_json_file(path);
+    for (std::size_t i = 0; i < m.scenario_paths.size(); ++i) {
+      const std::string& path = m.scenario_paths[i];
+      json j = read(i);
       if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
           !j.contains("args"))
         throw sim::input_error(path, "a shard file written by waitroom run, check or sweep --shard",
@@ -281,6 +285,22 @@ int merge_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "waitroom: merge: one of {} is damaged ({})\n", files, e.what());
     return exit_bad_input;
   }
+}
+
+}  // namespace
+
+int merge_command(const std::vector<std::string>& args) {
+  common_args m = parse_args("merge", args, command_kind::merge);
+  return merge_shards(m,
+                      [&](std::size_t i) { return models::read_json_file(m.scenario_paths[i]); });
+}
+
+int merge_texts(const std::vector<std::string>& args, const std::vector<std::string>& texts) {
+  common_args m = parse_args("merge", args, command_kind::merge);
+  if (texts.size() != m.scenario_paths.size())
+    throw std::logic_error("merge_texts: one text per shard file named");
+  return merge_shards(
+      m, [&](std::size_t i) { return models::parse_json_text(texts[i], m.scenario_paths[i]); });
 }
 
 namespace {
