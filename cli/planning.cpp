@@ -190,14 +190,18 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
 // Every shard's hash against the base scenario as it is now.
 void check_base_hash(const std::vector<std::string>& paths, const std::vector<json>& shards,
                      const std::string& scenario_file, const std::string& ours) {
-  for (std::size_t i = 0; i < shards.size(); ++i)
-    if (shards[i]["scenario_sha256"] != ours)
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (!shards[i].contains("scenario_sha256"))
+      throw sim::input_error(paths[i] + ": /scenario_sha256",
+                             "the sha256 of the scenario the shard ran", "none");
+    if (shards[i].at("scenario_sha256") != ours)
       throw sim::input_error(
           paths[i],
           fmt::format("a shard of {} as it is now (scenario sha256 {})", scenario_file, ours),
           fmt::format("a shard of another scenario content (sha256 {}): the scenario or its "
                       "overrides changed since it ran",
-                      shards[i]["scenario_sha256"].dump()));
+                      shards[i].at("scenario_sha256").dump()));
+  }
 }
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
@@ -262,13 +266,13 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
                              "its table or JSON, and --csv)",
                              m.junit ? "--junit" : "--format csv");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
-    const json& args0 = shards.front()["args"];
+    const json& args0 = shards.front().at("args");
     common_args a = m;
-    a.scenario_path = args0["scenario"].get<std::string>();
-    a.sets = args0["sets"].get<std::vector<std::string>>();
-    a.vary = args0["vary"].get<std::vector<std::string>>();
-    if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
-    const auto reps = args0["replications"].get<std::uint32_t>();
+    a.scenario_path = args0.at("scenario").get<std::string>();
+    a.sets = args0.at("sets").get<std::vector<std::string>>();
+    a.vary = args0.at("vary").get<std::vector<std::string>>();
+    if (!args0.at("seed").is_null()) a.seed = args0.at("seed").get<std::uint64_t>();
+    const auto reps = args0.at("replications").get<std::uint32_t>();
     if (reps < 2 || reps > 100000)
       throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
                              std::to_string(reps));
@@ -458,14 +462,14 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
                            "no --junit or --format csv for a plan's shards (a plan writes its "
                            "table or JSON, and --csv)",
                            m.junit ? "--junit" : "--format csv");
-  const json& args = shards.front()["args"];
+  const json& args = shards.front().at("args");
   common_args a = m;
-  a.scenario_path = args["scenario"].get<std::string>();
-  a.sets = args["sets"].get<std::vector<std::string>>();
-  a.knobs = args["knobs"].get<std::vector<std::string>>();
-  a.ranges = args["ranges"].get<std::vector<std::string>>();
-  a.ties = args["ties"].get<std::vector<std::string>>();
-  if (!args["seed"].is_null()) a.seed = args["seed"].get<std::uint64_t>();
+  a.scenario_path = args.at("scenario").get<std::string>();
+  a.sets = args.at("sets").get<std::vector<std::string>>();
+  a.knobs = args.at("knobs").get<std::vector<std::string>>();
+  a.ranges = args.at("ranges").get<std::vector<std::string>>();
+  a.ties = args.at("ties").get<std::vector<std::string>>();
+  if (!args.at("seed").is_null()) a.seed = args.at("seed").get<std::uint64_t>();
   a.replications = args.value("replications", 1u);
   a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
   plan_setup setup = plan_prepare(a);

@@ -258,6 +258,54 @@ TEST(Inputs, DamagedShardsAreRefusedNamingTheFile) {
   damaged([](auto& j) { j["args"]["replications"] = 0; });
 }
 
+// fuzz_shard found it (ASan: heap-use-after-free in merge): a sweep's or plan's shards whose
+// /args lack a key, or a plan's without /scenario_sha256, were read through json's const
+// operator[], which is undefined for a missing key (garbage, a crash, or a wrong message).
+// Every shard edited alike, so they still agree with each other and reach the merge.
+TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
+  fs::path dir = temp_dir("missing");
+  const std::string sweep = "sweep " + scenario("clinic.json") +
+                            " --set /run/horizon_s=100 --vary /release/batch=4:5:1 "
+                            "--replications 2";
+  const std::string plan = "plan " + scenario("priority_mm1.json") +
+                           " --knob /release/slots --range 1:2:1 --set /run/horizon_s=100 "
+                           "--set /sla/replications=2 --quiet";
+  auto shards = [&](const std::string& args, const std::string& stem) {
+    std::vector<nlohmann::json> out;
+    for (int k = 0; k < 2; ++k) {
+      const fs::path f = dir / (stem + std::to_string(k) + ".json");
+      auto r = run(args + " --shard " + std::to_string(k) + "/2 --out " + f.string());
+      EXPECT_EQ(r.code, 0) << r.err;
+      out.push_back(nlohmann::json::parse(slurp(f)));
+    }
+    return out;
+  };
+  const auto sweeps = shards(sweep, "sweep"), plans = shards(plan, "plan");
+  // `says`: what the message must name besides the file.
+  auto refused = [&](const std::vector<nlohmann::json>& originals, const std::string& says,
+                     const std::function<void(nlohmann::json&)>& edit) {
+    std::string files;
+    for (std::size_t k = 0; k < originals.size(); ++k) {
+      auto j = originals[k];
+      edit(j);
+      files += ' ';  // not " " + ...: gcc 12's -Wrestrict misfires on it (char* + string&&)
+      files += write(dir / ("bad" + std::to_string(k) + ".json"), j.dump());
+    }
+    auto r = run("merge" + files + " --format json");
+    EXPECT_EQ(r.code, 2) << says << ": " << r.err;
+    EXPECT_TRUE(has(r.err, (dir / "bad0.json").string())) << r.err;
+    EXPECT_TRUE(has(r.err, says)) << says << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  };
+  for (const char* key : {"replications", "scenario", "sets", "vary", "seed"})
+    refused(sweeps, std::string("key '") + key + "' not found",
+            [&](auto& j) { j["args"].erase(key); });
+  for (const char* key : {"scenario", "sets", "knobs", "ranges", "ties", "seed"})
+    refused(plans, std::string("key '") + key + "' not found",
+            [&](auto& j) { j["args"].erase(key); });
+  refused(plans, "/scenario_sha256", [](auto& j) { j.erase("scenario_sha256"); });
+}
+
 TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
   fs::path dir = temp_dir("carry");
   const fs::path sc = dir / "clinic.json";
