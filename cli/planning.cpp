@@ -157,8 +157,8 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
       const auto& units = shards[i].at("units");
       if (!units.is_array())
         throw sim::input_error(paths[i] + ": /units", "an array of units", "something else");
-      const auto k = shards[i].at("shard").get<std::size_t>();
-      const auto n = shards[i].at("of").get<std::size_t>();
+      const auto k = whole<std::size_t>(shards[i].at("shard"));
+      const auto n = whole<std::size_t>(shards[i].at("of"));
       std::size_t expected = 0;  // units u = point * reps + replication with u mod n = k
       for (std::size_t u = k; u < points.size() * reps; u += n) ++expected;
       if (units.size() != expected)
@@ -271,8 +271,8 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
     a.scenario_path = args0.at("scenario").get<std::string>();
     a.sets = args0.at("sets").get<std::vector<std::string>>();
     a.vary = args0.at("vary").get<std::vector<std::string>>();
-    if (!args0.at("seed").is_null()) a.seed = args0.at("seed").get<std::uint64_t>();
-    const auto reps = args0.at("replications").get<std::uint32_t>();
+    if (!args0.at("seed").is_null()) a.seed = whole<std::uint64_t>(args0.at("seed"));
+    const auto reps = whole<std::uint32_t>(args0.at("replications"));
     if (reps < 2 || reps > 100000)
       throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
                              std::to_string(reps));
@@ -469,8 +469,9 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   a.knobs = args.at("knobs").get<std::vector<std::string>>();
   a.ranges = args.at("ranges").get<std::vector<std::string>>();
   a.ties = args.at("ties").get<std::vector<std::string>>();
-  if (!args.at("seed").is_null()) a.seed = args.at("seed").get<std::uint64_t>();
-  a.replications = args.value("replications", 1u);
+  if (!args.at("seed").is_null()) a.seed = whole<std::uint64_t>(args.at("seed"));
+  a.replications =
+      args.contains("replications") ? whole<std::uint32_t>(args.at("replications")) : 1u;
   a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));

@@ -306,6 +306,39 @@ TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
   refused(plans, "/scenario_sha256", [](auto& j) { j.erase("scenario_sha256"); });
 }
 
+// fuzz_shard found it (UBSan: 1.5e+20 is outside the range of unsigned long): a count in a
+// shard was read with json's get<unsigned>, which casts a float (undefined past the range)
+// and wraps a negative. Every whole number a shard holds must be one, in range.
+TEST(Inputs, ShardCountsThatAreNotWholeNumbersAreRefused) {
+  fs::path dir = temp_dir("counts");
+  const std::string args = "run " + scenario("clinic_ratio.json") +
+                           " --set /arrivals/segments/0/duration_s=60 --replications 2";
+  std::vector<std::string> files;
+  for (int k = 0; k < 2; ++k) {
+    files.push_back((dir / ("r" + std::to_string(k) + ".json")).string());
+    ASSERT_EQ(run(args + " --shard " + std::to_string(k) + "/2 --out " + files.back()).code, 0);
+  }
+  ASSERT_EQ(run("merge " + files[0] + " " + files[1] + " --format json").code, 0);
+  const auto original = nlohmann::json::parse(slurp(files[0]));
+  for (const nlohmann::json& bad_value :
+       {nlohmann::json(1.5e20), nlohmann::json(-1), nlohmann::json(2.5), nlohmann::json(-1e300)}) {
+    auto edit = [&](const std::function<void(nlohmann::json&)>& f) {
+      auto j = original;
+      f(j);
+      const std::string bad = write(dir / "bad.json", j.dump());
+      auto r = run("merge " + bad + " " + files[1] + " --format json");
+      EXPECT_EQ(r.code, 2) << bad_value << ": " << r.err;
+      EXPECT_TRUE(has(r.err, bad)) << r.err;
+      EXPECT_TRUE(has(r.err, "expected a whole number from 0 to")) << bad_value << ": " << r.err;
+    };
+    edit([&](auto& j) { j["units"][0]["waits"][0]["arrived"] = bad_value; });
+    edit([&](auto& j) { j["units"][0]["waits"][1]["wait_ns"]["count"][0] = bad_value; });
+    edit([&](auto& j) { j["units"][0]["events"] = bad_value; });
+    edit([&](auto& j) { j["series_bands"]["sum"][0] = bad_value; });
+    edit([&](auto& j) { j["of"] = bad_value; });
+  }
+}
+
 TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
   fs::path dir = temp_dir("carry");
   const fs::path sc = dir / "clinic.json";
