@@ -22,6 +22,10 @@ int estimate_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int plan_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
+// `merge` of shard files already in memory (the fuzzer's entry point: merge_command without
+// reading the files): texts[i] is the content of the i-th file `args` names, and that name is
+// what errors give, so the two report alike.
+int merge_texts(const std::vector<std::string>& args, const std::vector<std::string>& texts);
 std::string usage();
 
 }  // namespace waitroom::cli

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -156,8 +157,8 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
       const auto& units = shards[i].at("units");
       if (!units.is_array())
         throw sim::input_error(paths[i] + ": /units", "an array of units", "something else");
-      const auto k = shards[i].at("shard").get<std::size_t>();
-      const auto n = shards[i].at("of").get<std::size_t>();
+      const auto k = whole<std::size_t>(shards[i].at("shard"));
+      const auto n = whole<std::size_t>(shards[i].at("of"));
       std::size_t expected = 0;  // units u = point * reps + replication with u mod n = k
       for (std::size_t u = k; u < points.size() * reps; u += n) ++expected;
       if (units.size() != expected)
@@ -189,14 +190,18 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
 // Every shard's hash against the base scenario as it is now.
 void check_base_hash(const std::vector<std::string>& paths, const std::vector<json>& shards,
                      const std::string& scenario_file, const std::string& ours) {
-  for (std::size_t i = 0; i < shards.size(); ++i)
-    if (shards[i]["scenario_sha256"] != ours)
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (!shards[i].contains("scenario_sha256"))
+      throw sim::input_error(paths[i] + ": /scenario_sha256",
+                             "the sha256 of the scenario the shard ran", "none");
+    if (shards[i].at("scenario_sha256") != ours)
       throw sim::input_error(
           paths[i],
           fmt::format("a shard of {} as it is now (scenario sha256 {})", scenario_file, ours),
           fmt::format("a shard of another scenario content (sha256 {}): the scenario or its "
                       "overrides changed since it ran",
-                      shards[i]["scenario_sha256"].dump()));
+                      shards[i].at("scenario_sha256").dump()));
+  }
 }
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
@@ -229,13 +234,16 @@ int sweep_command(const std::vector<std::string>& args) {
   return write_or_print(a, j.dump() + "\n");
 }
 
-int merge_command(const std::vector<std::string>& args) {
-  common_args m = parse_args("merge", args, command_kind::merge);
+namespace {
+
+// merge_command after its arguments: `read(i)` gives the i-th shard file's JSON.
+int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
   try {
     if (m.scenario_paths.empty()) throw sim::input_error("waitroom merge", "shard files", "none");
     std::vector<json> shards;
-    for (const auto& path : m.scenario_paths) {
-      json j = models::read_json_file(path);
+    for (std::size_t i = 0; i < m.scenario_paths.size(); ++i) {
+      const std::string& path = m.scenario_paths[i];
+      json j = read(i);
       if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
           !j.contains("args"))
         throw sim::input_error(path, "a shard file written by waitroom run, check or sweep --shard",
@@ -258,13 +266,13 @@ int merge_command(const std::vector<std::string>& args) {
                              "its table or JSON, and --csv)",
                              m.junit ? "--junit" : "--format csv");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
-    const json& args0 = shards.front()["args"];
+    const json& args0 = shards.front().at("args");
     common_args a = m;
-    a.scenario_path = args0["scenario"].get<std::string>();
-    a.sets = args0["sets"].get<std::vector<std::string>>();
-    a.vary = args0["vary"].get<std::vector<std::string>>();
-    if (!args0["seed"].is_null()) a.seed = args0["seed"].get<std::uint64_t>();
-    const auto reps = args0["replications"].get<std::uint32_t>();
+    a.scenario_path = args0.at("scenario").get<std::string>();
+    a.sets = args0.at("sets").get<std::vector<std::string>>();
+    a.vary = args0.at("vary").get<std::vector<std::string>>();
+    if (!args0.at("seed").is_null()) a.seed = whole<std::uint64_t>(args0.at("seed"));
+    const auto reps = whole<std::uint32_t>(args0.at("replications"));
     if (reps < 2 || reps > 100000)
       throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
                              std::to_string(reps));
@@ -281,6 +289,22 @@ int merge_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "waitroom: merge: one of {} is damaged ({})\n", files, e.what());
     return exit_bad_input;
   }
+}
+
+}  // namespace
+
+int merge_command(const std::vector<std::string>& args) {
+  common_args m = parse_args("merge", args, command_kind::merge);
+  return merge_shards(m,
+                      [&](std::size_t i) { return models::read_json_file(m.scenario_paths[i]); });
+}
+
+int merge_texts(const std::vector<std::string>& args, const std::vector<std::string>& texts) {
+  common_args m = parse_args("merge", args, command_kind::merge);
+  if (texts.size() != m.scenario_paths.size())
+    throw std::logic_error("merge_texts: one text per shard file named");
+  return merge_shards(
+      m, [&](std::size_t i) { return models::parse_json_text(texts[i], m.scenario_paths[i]); });
 }
 
 namespace {
@@ -438,15 +462,16 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
                            "no --junit or --format csv for a plan's shards (a plan writes its "
                            "table or JSON, and --csv)",
                            m.junit ? "--junit" : "--format csv");
-  const json& args = shards.front()["args"];
+  const json& args = shards.front().at("args");
   common_args a = m;
-  a.scenario_path = args["scenario"].get<std::string>();
-  a.sets = args["sets"].get<std::vector<std::string>>();
-  a.knobs = args["knobs"].get<std::vector<std::string>>();
-  a.ranges = args["ranges"].get<std::vector<std::string>>();
-  a.ties = args["ties"].get<std::vector<std::string>>();
-  if (!args["seed"].is_null()) a.seed = args["seed"].get<std::uint64_t>();
-  a.replications = args.value("replications", 1u);
+  a.scenario_path = args.at("scenario").get<std::string>();
+  a.sets = args.at("sets").get<std::vector<std::string>>();
+  a.knobs = args.at("knobs").get<std::vector<std::string>>();
+  a.ranges = args.at("ranges").get<std::vector<std::string>>();
+  a.ties = args.at("ties").get<std::vector<std::string>>();
+  if (!args.at("seed").is_null()) a.seed = whole<std::uint64_t>(args.at("seed"));
+  a.replications =
+      args.contains("replications") ? whole<std::uint32_t>(args.at("replications")) : 1u;
   a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));

@@ -75,7 +75,7 @@ json moments_json(const sim::running_moments& m) {
 
 sim::running_moments moments_from(const json& j) {
   sim::running_moments::state st;
-  st.n = j.at(0).get<std::uint64_t>();
+  st.n = whole<std::uint64_t>(j.at(0));
   if (st.n > 0) {
     st.mean = j.at(1).get<double>();
     st.m2 = j.at(2).get<double>();
@@ -103,9 +103,9 @@ void optional_histogram_from(const json& j, const char* key, std::uint64_t expec
   const json& h = j.at(key);
   if (!h.is_null()) {
     out.emplace();
-    if (!out->restore(h.at("lower").get<std::vector<std::uint64_t>>(),
-                      h.at("count").get<std::vector<std::uint64_t>>(),
-                      h.at("min").get<std::uint64_t>(), h.at("max").get<std::uint64_t>()) ||
+    if (!out->restore(whole_vector<std::uint64_t>(h.at("lower")),
+                      whole_vector<std::uint64_t>(h.at("count")), whole<std::uint64_t>(h.at("min")),
+                      whole<std::uint64_t>(h.at("max"))) ||
         out->count() != expected)
       throw sim::input_error(where + "/" + key, what, "buckets that are not");
   } else if (expected != 0) {
@@ -138,25 +138,25 @@ json waits_json(const models::wait_stats& w) {
 
 models::wait_stats waits_from(const json& j, const std::string& where) {
   models::wait_stats w;
-  w.arrived = j.at("arrived").get<std::uint64_t>();
-  w.refused = j.at("refused").get<std::uint64_t>();
-  w.abandoned = j.at("abandoned").get<std::uint64_t>();
-  w.paid_later = j.at("paid_later").get<std::uint64_t>();
-  w.released = j.at("released").get<std::uint64_t>();
-  w.waiting_at_end = j.at("waiting_at_end").get<std::uint64_t>();
+  w.arrived = whole<std::uint64_t>(j.at("arrived"));
+  w.refused = whole<std::uint64_t>(j.at("refused"));
+  w.abandoned = whole<std::uint64_t>(j.at("abandoned"));
+  w.paid_later = whole<std::uint64_t>(j.at("paid_later"));
+  w.released = whole<std::uint64_t>(j.at("released"));
+  w.waiting_at_end = whole<std::uint64_t>(j.at("waiting_at_end"));
   w.abandon_s = moments_from(j.at("abandon_s"));
   optional_histogram_from(j, "abandon_ns", w.abandon_s.count(), w.abandon_ns, where,
                           "the histogram of the waits in abandon_s");
   if (w.abandon_ns) w.abandon_ns->compact();  // as keep_summary_only leaves it
-  w.refused_counted = j.at("refused_counted").get<std::uint64_t>();
+  w.refused_counted = whole<std::uint64_t>(j.at("refused_counted"));
   w.censored_s = moments_from(j.at("censored_s"));
   optional_histogram_from(j, "censored_ns", w.censored_s.count(), w.censored_ns, where,
                           "the histogram of the waits in censored_s");
   w.wait_s = moments_from(j.at("wait_s"));
   const auto& h = j.at("wait_ns");
-  if (!w.wait_ns.restore(h.at("lower").get<std::vector<std::uint64_t>>(),
-                         h.at("count").get<std::vector<std::uint64_t>>(),
-                         h.at("min").get<std::uint64_t>(), h.at("max").get<std::uint64_t>()) ||
+  if (!w.wait_ns.restore(whole_vector<std::uint64_t>(h.at("lower")),
+                         whole_vector<std::uint64_t>(h.at("count")),
+                         whole<std::uint64_t>(h.at("min")), whole<std::uint64_t>(h.at("max"))) ||
       w.wait_ns.count() != w.wait_s.count())
     throw sim::input_error(where + "/wait_ns", "the histogram of the waits in wait_s",
                            "buckets that are not");
@@ -199,8 +199,8 @@ void check_units(const std::vector<std::string>& paths, const std::vector<json>&
   std::vector<bool> seen(total, false);
   for (std::size_t i = 0; i < shards.size(); ++i)
     in_shard(paths[i], [&] {
-      const auto k = shards[i].at("shard").get<std::uint32_t>();
-      const auto n = shards[i].at("of").get<std::uint32_t>();
+      const auto k = whole<std::uint32_t>(shards[i].at("shard"));
+      const auto n = whole<std::uint32_t>(shards[i].at("of"));
       const auto& units = shards[i].at("units");
       std::size_t expected = 0;
       for (std::size_t u = k; u < total; u += n) ++expected;
@@ -255,7 +255,7 @@ std::size_t unit_index(const json& unit, const char* key, std::size_t bound,
   const json& v = unit.at(key);
   if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
     throw sim::input_error(where + "/" + key, expected, models::describe(v));
-  const auto x = v.get<std::uint64_t>();
+  const auto x = whole<std::uint64_t>(v);
   if (x >= bound) throw sim::input_error(where + "/" + key, expected, std::to_string(x));
   return static_cast<std::size_t>(x);
 }
@@ -279,7 +279,7 @@ models::metric_table table_from_json(const json& j, std::size_t rows, const std:
 void check_shard_set(const std::vector<std::string>& paths, const std::vector<json>& shards) {
   const json& first = shards.front();
   std::uint32_t count = 0;
-  in_shard(paths[0], [&] { count = first.at("of").get<std::uint32_t>(); });
+  in_shard(paths[0], [&] { count = whole<std::uint32_t>(first.at("of")); });
   if (count < 1 || count > 1000000)
     throw sim::input_error(paths[0] + ": /of", "a shard count from 1 to 1000000",
                            std::to_string(count));
@@ -288,13 +288,13 @@ void check_shard_set(const std::vector<std::string>& paths, const std::vector<js
     in_shard(paths[i], [&] {
       const auto& sh = shards[i];
       if (sh.value("command", "sweep") != first.value("command", "sweep") ||
-          sh.at("args") != first.at("args") || sh.at("of").get<std::uint32_t>() != count)
+          sh.at("args") != first.at("args") || whole<std::uint32_t>(sh.at("of")) != count)
         throw sim::input_error(paths[i], "a shard of the same job as " + paths[0],
                                "a shard of another job (command, arguments or shard count differ)");
       if (sh.value("scenario_sha256", json()) != first.value("scenario_sha256", json()))
         throw sim::input_error(paths[i], "a shard of the same scenario content as " + paths[0],
                                "another scenario sha256: the scenario changed between shards");
-      const auto k = sh.at("shard").get<std::uint32_t>();
+      const auto k = whole<std::uint32_t>(sh.at("shard"));
       if (k >= count || seen[k])
         throw sim::input_error(paths[i], fmt::format("shard K of {} given once", count),
                                fmt::format("shard {} again", k));
@@ -374,8 +374,8 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
     else
       a.scenario_path = args.at("scenario").get<std::string>();
     a.sets = args.at("sets").get<std::vector<std::string>>();
-    seed = args.at("seed").get<std::uint64_t>();
-    reps = args.at("replications").get<std::uint32_t>();
+    seed = whole<std::uint64_t>(args.at("seed"));
+    reps = whole<std::uint32_t>(args.at("replications"));
   });
   if (reps < 2 || reps > 100000)
     throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
@@ -395,10 +395,10 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
       for (std::size_t k = 0; k < units.size(); ++k) {
         const auto& u = units[k];
         const std::string where = fmt::format("{}: /units/{}", paths[i], k);
-        auto& x = sums[u.at("replication").get<std::size_t>()];
-        x.replication = u.at("replication").get<std::uint64_t>();
+        auto& x = sums[whole<std::size_t>(u.at("replication"))];
+        x.replication = whole<std::uint64_t>(u.at("replication"));
         x.end_time_s = u.at("end_time_s").get<double>();
-        x.events = u.at("events").get<std::uint64_t>();
+        x.events = whole<std::uint64_t>(u.at("events"));
         x.table = table_from_json(u.at("table"), rows, where + "/table");
         const auto& ws = u.at("waits");
         if (!ws.is_array() || ws.size() != rows)
@@ -414,11 +414,11 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
     in_shard(paths[i], [&] {
       const json& b = shards[i].at("series_bands");
       models::series_bands one(s.classes.size());
-      if (!one.restore(b.at("replications").get<std::uint64_t>(),
+      if (!one.restore(whole<std::uint64_t>(b.at("replications")),
                        b.at("t_s").get<std::vector<double>>(),
-                       b.at("sum").get<std::vector<std::uint64_t>>(),
-                       b.at("squares_high").get<std::vector<std::uint64_t>>(),
-                       b.at("squares_low").get<std::vector<std::uint64_t>>()))
+                       whole_vector<std::uint64_t>(b.at("sum")),
+                       whole_vector<std::uint64_t>(b.at("squares_high")),
+                       whole_vector<std::uint64_t>(b.at("squares_low"))))
         throw sim::input_error(paths[i] + ": /series_bands",
                                fmt::format("{} sums per sample time", one.columns()),
                                "another shape");
@@ -525,7 +525,7 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
     a.sets = args.at("sets").get<std::vector<std::string>>();
     a.scenario_paths = args.at("scenarios").get<std::vector<std::string>>();
     a.seed.reset();
-    if (!args.at("seed").is_null()) a.seed = args.at("seed").get<std::uint64_t>();
+    if (!args.at("seed").is_null()) a.seed = whole<std::uint64_t>(args.at("seed"));
   });
   std::vector<models::scenario> scenarios;
   for (const auto& p : a.scenario_paths) {
@@ -551,8 +551,8 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
       const auto& units = shards[i].at("units");
       for (std::size_t k = 0; k < units.size(); ++k) {
         const auto& u = units[k];
-        const auto sc = u.at("scenario").get<std::size_t>();
-        tables[sc][u.at("replication").get<std::size_t>()] =
+        const auto sc = whole<std::size_t>(u.at("scenario"));
+        tables[sc][whole<std::size_t>(u.at("replication"))] =
             table_from_json(u.at("table"), scenarios[sc].classes.size() + 1,
                             fmt::format("{}: /units/{}/table", paths[i], k));
       }

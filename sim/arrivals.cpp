@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "sim/input_error.hpp"
@@ -130,25 +130,29 @@ bool is_header(const std::vector<std::string_view>& cols) {
          lower(cols[1]) == "class" && (cols.size() == 2 || lower(cols[2]) == "user_id");
 }
 
-}  // namespace
-
-std::vector<trace_record> read_trace_csv(const std::string& path,
-                                         const std::vector<std::string>& class_names) {
-  std::istringstream in(read_text_file(path, "a CSV trace file"));
+// `text` has passed check_text; `path` names it in errors.
+std::vector<trace_record> parse_checked(std::string_view text, const std::string& path,
+                                        const std::vector<std::string>& class_names) {
   std::vector<trace_record> out;
   std::unordered_map<std::uint64_t, std::size_t> id_line;  // user id -> the line that gave it
-  std::string line;
   std::size_t line_no = 0;
   double last_t = -1.0;
   bool header_seen = false;
   std::string names;
   for (const auto& n : class_names) names += (names.empty() ? "" : ", ") + n;
-  while (std::getline(in, line)) {
+  // Lines as std::getline gives them: split at '\n', no empty line after a final '\n'.
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view line =
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     std::string_view sv = trim(line);
     if (sv.empty() || sv.front() == '#') continue;
     auto cols = split_csv(sv);
-    std::string where = path + ":" + std::to_string(line_no);
+    // Built only for an error: most lines are fine.
+    const auto where = [&] { return path + ":" + std::to_string(line_no); };
     double t = 0.0;
     auto [p, ec] = std::from_chars(cols[0].data(), cols[0].data() + cols[0].size(), t);
     if (ec != std::errc{} || p != cols[0].data() + cols[0].size()) {
@@ -158,7 +162,7 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
         header_seen = true;
         continue;
       }
-      throw input_error(where,
+      throw input_error(where(),
                         out.empty() && !header_seen
                             ? "a timestamp in seconds in column 1, or the header "
                               "timestamp_s,class[,user_id]"
@@ -166,13 +170,13 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
                         "'" + std::string(cols[0]) + "'");
     }
     if (cols.size() < 2 || cols.size() > 3)
-      throw input_error(where, "2 or 3 columns (timestamp_s,class[,user_id])",
+      throw input_error(where(), "2 or 3 columns (timestamp_s,class[,user_id])",
                         std::to_string(cols.size()) + " columns");
     if (!std::isfinite(t) || t < 0.0 || t > max_input_seconds)
-      throw input_error(where, "a timestamp between 0 and 100 years in seconds",
+      throw input_error(where(), "a timestamp between 0 and 100 years in seconds",
                         std::string(cols[0]));
     if (t < last_t)
-      throw input_error(where, "timestamps in non-decreasing order",
+      throw input_error(where(), "timestamps in non-decreasing order",
                         std::string(cols[0]) + " after " + std::to_string(last_t));
     last_t = t;
     std::uint32_t cls = 0;
@@ -183,17 +187,17 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
         found = true;
       }
     if (!found)
-      throw input_error(where, "a class name (one of: " + names + ")",
+      throw input_error(where(), "a class name (one of: " + names + ")",
                         "'" + std::string(cols[1]) + "'");
     std::uint64_t id = 0;
     if (cols.size() == 3) {
       auto [q, ec2] = std::from_chars(cols[2].data(), cols[2].data() + cols[2].size(), id);
       if (ec2 != std::errc{} || q != cols[2].data() + cols[2].size())
-        throw input_error(where, "a non-negative integer user id in column 3",
+        throw input_error(where(), "a non-negative integer user id in column 3",
                           "'" + std::string(cols[2]) + "'");
       if (auto [it, fresh] = id_line.emplace(id, line_no); !fresh)
         throw input_error(
-            where, "a user id not given on another line",
+            where(), "a user id not given on another line",
             "user id " + std::to_string(id) + ", already on line " + std::to_string(it->second));
     }
     out.push_back({sim_time::from_seconds(t), cls, id});
@@ -202,6 +206,19 @@ std::vector<trace_record> read_trace_csv(const std::string& path,
     throw input_error(path, "at least one arrival (timestamp_s,class[,user_id])",
                       "none (an empty trace would run with 0 users)");
   return out;
+}
+
+}  // namespace
+
+std::vector<trace_record> read_trace_csv(const std::string& path,
+                                         const std::vector<std::string>& class_names) {
+  return parse_checked(read_text_file(path, "a CSV trace file"), path, class_names);
+}
+
+std::vector<trace_record> parse_trace_csv(const std::string& text, const std::string& name,
+                                          const std::vector<std::string>& class_names) {
+  check_text(text, name);
+  return parse_checked(text, name, class_names);
 }
 
 }  // namespace waitroom::sim

@@ -95,5 +95,9 @@ class class_mix {
 // naming the file and line.
 std::vector<trace_record> read_trace_csv(const std::string& path,
                                          const std::vector<std::string>& class_names);
+// The same reader on text already in memory (the fuzzer's entry point): the same checks as
+// a file's (no NUL byte, byte-order mark or UTF-16), with `name` naming it in errors.
+std::vector<trace_record> parse_trace_csv(const std::string& text, const std::string& name,
+                                          const std::vector<std::string>& class_names);
 
 }  // namespace waitroom::sim

@@ -42,6 +42,40 @@ void check_text(const std::string& text, const std::string& name) {
   }
 }
 
+std::size_t first_non_utf8(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char b = byte(i);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    // The sequence's length and the range of its second byte (RFC 3629, section 4).
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b >= 0xC2 && b <= 0xDF) {
+      len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      if (b == 0xE0) lo = 0xA0;  // overlong
+      if (b == 0xED) hi = 0x9F;  // surrogates
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      if (b == 0xF0) lo = 0x90;  // overlong
+      if (b == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + len > text.size()) return i;
+    if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 std::string read_text_file(const std::string& path, const std::string& what,
                            std::size_t max_bytes) {
   std::error_code ec;

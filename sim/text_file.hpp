@@ -4,6 +4,7 @@
 // mark, or more than `max_bytes` (an endless stream). Throws input_error naming the file.
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace waitroom::sim {
 
@@ -14,5 +15,9 @@ std::string read_text_file(const std::string& path, const std::string& what,
                            std::size_t max_bytes = max_input_file_bytes);
 // The same checks on text already read (`name` in errors).
 void check_text(const std::string& text, const std::string& name);
+// The offset of the first byte that does not belong to well-formed UTF-8 (RFC 3629: no
+// overlong forms, surrogates or code points past U+10FFFF), or npos. JSON text must be UTF-8:
+// a string holding anything else cannot be written back (nlohmann's dump throws).
+std::size_t first_non_utf8(std::string_view text);
 
 }  // namespace waitroom::sim

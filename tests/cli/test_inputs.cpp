@@ -272,6 +272,87 @@ TEST(Inputs, DamagedShardsAreRefusedNamingTheFile) {
   damaged([](auto& j) { j["args"]["replications"] = 0; });
 }
 
+// fuzz_shard found it (ASan: heap-use-after-free in merge): a sweep's or plan's shards whose
+// /args lack a key, or a plan's without /scenario_sha256, were read through json's const
+// operator[], which is undefined for a missing key (garbage, a crash, or a wrong message).
+// Every shard edited alike, so they still agree with each other and reach the merge.
+TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
+  fs::path dir = temp_dir("missing");
+  const std::string sweep = "sweep " + scenario("clinic.json") +
+                            " --set /run/horizon_s=100 --vary /release/batch=4:5:1 "
+                            "--replications 2";
+  const std::string plan = "plan " + scenario("priority_mm1.json") +
+                           " --knob /release/slots --range 1:2:1 --set /run/horizon_s=100 "
+                           "--set /sla/replications=2 --quiet";
+  auto shards = [&](const std::string& args, const std::string& stem) {
+    std::vector<nlohmann::json> out;
+    for (int k = 0; k < 2; ++k) {
+      const fs::path f = dir / (stem + std::to_string(k) + ".json");
+      auto r = run(args + " --shard " + std::to_string(k) + "/2 --out " + f.string());
+      EXPECT_EQ(r.code, 0) << r.err;
+      out.push_back(nlohmann::json::parse(slurp(f)));
+    }
+    return out;
+  };
+  const auto sweeps = shards(sweep, "sweep"), plans = shards(plan, "plan");
+  // `says`: what the message must name besides the file.
+  auto refused = [&](const std::vector<nlohmann::json>& originals, const std::string& says,
+                     const std::function<void(nlohmann::json&)>& edit) {
+    std::string files;
+    for (std::size_t k = 0; k < originals.size(); ++k) {
+      auto j = originals[k];
+      edit(j);
+      files += ' ';  // not " " + ...: gcc 12's -Wrestrict misfires on it (char* + string&&)
+      files += write(dir / ("bad" + std::to_string(k) + ".json"), j.dump());
+    }
+    auto r = run("merge" + files + " --format json");
+    EXPECT_EQ(r.code, 2) << says << ": " << r.err;
+    EXPECT_TRUE(has(r.err, (dir / "bad0.json").string())) << r.err;
+    EXPECT_TRUE(has(r.err, says)) << says << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  };
+  for (const char* key : {"replications", "scenario", "sets", "vary", "seed"})
+    refused(sweeps, std::string("key '") + key + "' not found",
+            [&](auto& j) { j["args"].erase(key); });
+  for (const char* key : {"scenario", "sets", "knobs", "ranges", "ties", "seed"})
+    refused(plans, std::string("key '") + key + "' not found",
+            [&](auto& j) { j["args"].erase(key); });
+  refused(plans, "/scenario_sha256", [](auto& j) { j.erase("scenario_sha256"); });
+}
+
+// fuzz_shard found it (UBSan: 1.5e+20 is outside the range of unsigned long): a count in a
+// shard was read with json's get<unsigned>, which casts a float (undefined past the range)
+// and wraps a negative. Every whole number a shard holds must be one, in range.
+TEST(Inputs, ShardCountsThatAreNotWholeNumbersAreRefused) {
+  fs::path dir = temp_dir("counts");
+  const std::string args = "run " + scenario("clinic_ratio.json") +
+                           " --set /arrivals/segments/0/duration_s=60 --replications 2";
+  std::vector<std::string> files;
+  for (int k = 0; k < 2; ++k) {
+    files.push_back((dir / ("r" + std::to_string(k) + ".json")).string());
+    ASSERT_EQ(run(args + " --shard " + std::to_string(k) + "/2 --out " + files.back()).code, 0);
+  }
+  ASSERT_EQ(run("merge " + files[0] + " " + files[1] + " --format json").code, 0);
+  const auto original = nlohmann::json::parse(slurp(files[0]));
+  for (const nlohmann::json& bad_value :
+       {nlohmann::json(1.5e20), nlohmann::json(-1), nlohmann::json(2.5), nlohmann::json(-1e300)}) {
+    auto edit = [&](const std::function<void(nlohmann::json&)>& f) {
+      auto j = original;
+      f(j);
+      const std::string bad = write(dir / "bad.json", j.dump());
+      auto r = run("merge " + bad + " " + files[1] + " --format json");
+      EXPECT_EQ(r.code, 2) << bad_value << ": " << r.err;
+      EXPECT_TRUE(has(r.err, bad)) << r.err;
+      EXPECT_TRUE(has(r.err, "expected a whole number from 0 to")) << bad_value << ": " << r.err;
+    };
+    edit([&](auto& j) { j["units"][0]["waits"][0]["arrived"] = bad_value; });
+    edit([&](auto& j) { j["units"][0]["waits"][1]["wait_ns"]["count"][0] = bad_value; });
+    edit([&](auto& j) { j["units"][0]["events"] = bad_value; });
+    edit([&](auto& j) { j["series_bands"]["sum"][0] = bad_value; });
+    edit([&](auto& j) { j["of"] = bad_value; });
+  }
+}
+
 TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
   fs::path dir = temp_dir("carry");
   const fs::path sc = dir / "clinic.json";

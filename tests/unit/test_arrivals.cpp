@@ -77,6 +77,55 @@ TEST(Arrivals, TraceReplayAndErrors) {
   EXPECT_THROW(read_trace_csv(path + ".missing", {"vip"}), input_error);
 }
 
+TEST(Arrivals, TraceFromMemoryReadsAsTheFileDoes) {
+  // parse_trace_csv is read_trace_csv without the file: the same records from the same
+  // text (CRLF, comments, a header, no final newline), the same checks, `name` in errors.
+  const std::string text =
+      "timestamp_s,class,user_id\r\n0.5,vip,7\r\n# comment\n\n 1.25 , normal \n2,vip,9";
+  const std::string path =
+      testing::TempDir() + "/" + std::to_string(::getpid()) + "_memory_trace.csv";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+  }
+  const auto from_file = read_trace_csv(path, {"vip", "normal"});
+  const auto from_memory = parse_trace_csv(text, "mem.csv", {"vip", "normal"});
+  ASSERT_EQ(from_memory.size(), 3u);
+  ASSERT_EQ(from_file.size(), from_memory.size());
+  for (std::size_t i = 0; i < from_file.size(); ++i) {
+    EXPECT_EQ(from_file[i].time, from_memory[i].time) << i;
+    EXPECT_EQ(from_file[i].user_class, from_memory[i].user_class) << i;
+    EXPECT_EQ(from_file[i].user_id, from_memory[i].user_id) << i;
+  }
+  EXPECT_EQ(from_memory[1].time, sim_time::from_ms(1250));
+  EXPECT_EQ(from_memory[1].user_class, 1u);
+  EXPECT_EQ(from_memory[2].user_id, 9u);
+
+  auto message = [](const std::string& body) -> std::string {
+    try {
+      parse_trace_csv(body, "mem.csv", {"vip", "normal"});
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(message("1.0,vip\n\n# c\n0.5,vip\n"),
+            "mem.csv:4: expected timestamps in non-decreasing order, found 0.5 after 1.000000");
+  EXPECT_EQ(message("0,vip,3\n1,normal,3\n"),
+            "mem.csv:2: expected a user id not given on another line, found user id 3, already "
+            "on line 1");
+  EXPECT_EQ(message("\xEF\xBB\xBF"
+                    "0,vip\n")
+                .rfind("mem.csv: expected UTF-8 text without a "
+                       "byte-order mark",
+                       0),
+            0u);
+  EXPECT_EQ(message(std::string("0,vip\n\0", 7)).rfind("mem.csv: expected UTF-8 text", 0), 0u);
+  EXPECT_EQ(message(""),
+            "mem.csv: expected at least one arrival (timestamp_s,class[,user_id]), "
+            "found none (an empty trace would run with 0 users)");
+}
+
 TEST(Arrivals, RenewalDrawsItsInterarrivalTimes) {
   // Deterministic gaps: exactly k * 0.3 s (accumulated in seconds, rounded once).
   auto d = arrival_process::renewal(distribution::constant(0.3));

@@ -8,6 +8,7 @@
 
 #include "models/room/room.hpp"
 #include "models/scenario/json_text.hpp"
+#include "models/scenario/scenario.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
 #include "sim/time.hpp"
@@ -73,6 +74,52 @@ TEST(StrictText, ByteOrderMarksUtf16AndNulBytesAreNamed) {
   EXPECT_THROW(check_text(std::string("{\0}\0", 4), "f"), input_error);
   EXPECT_THROW(check_text("\xFF\xFE{", "f"), input_error);
   EXPECT_THROW(check_text(std::string("{}\0", 3), "f"), input_error);
+}
+
+TEST(StrictText, Utf8IsCheckedByteByByte) {
+  using waitroom::sim::first_non_utf8;
+  constexpr auto none = std::string_view::npos;
+  EXPECT_EQ(first_non_utf8(""), none);
+  EXPECT_EQ(first_non_utf8("fifo"), none);
+  EXPECT_EQ(first_non_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8E\xAB \xF4\x8F\xBF\xBF"), none);
+  EXPECT_EQ(first_non_utf8("ab\xFF"), 2u);            // never in UTF-8
+  EXPECT_EQ(first_non_utf8("a\x80"), 1u);             // a continuation byte alone
+  EXPECT_EQ(first_non_utf8("\xC3"), 0u);              // cut short
+  EXPECT_EQ(first_non_utf8("\xE2\x82x"), 0u);         // a bad continuation
+  EXPECT_EQ(first_non_utf8("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(first_non_utf8("\xE0\x80\xAF"), 0u);      // overlong, 3 bytes
+  EXPECT_EQ(first_non_utf8("\xF0\x80\x80\xAF"), 0u);  // overlong, 4 bytes
+  EXPECT_EQ(first_non_utf8("x\xED\xA0\x80"), 1u);     // a UTF-16 surrogate
+  EXPECT_EQ(first_non_utf8("\xF4\x90\x80\x80"), 0u);  // past U+10FFFF
+  EXPECT_EQ(first_non_utf8("\xF5\x80\x80\x80"), 0u);
+}
+
+// fuzz_scenario found it: an override whose text is not UTF-8 was stored as a JSON string
+// that nlohmann cannot write back, so an error message (describe) or the effective scenario
+// threw json's type_error 316: `waitroom validate s.json --set /name=$'\xff'` was exit 3.
+TEST(StrictText, OverridesThatAreNotUtf8AreInputErrors) {
+  using waitroom::sim::input_error;
+  nlohmann::json j = {{"name", "x"}, {"release", {{"batch", 1}}}};
+  for (const std::string bad : {"/name=\xCE\xFF", "/release/batch=\xFF", "/n\xC0\xAFme=1"}) {
+    try {
+      waitroom::models::apply_override(j, bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const input_error& e) {
+      EXPECT_EQ(e.where(), "--set");
+      EXPECT_EQ(e.expected(), "UTF-8 text");
+      EXPECT_NE(e.found().find("which is not UTF-8"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    waitroom::models::apply_unset(j, "/na\xFFme");
+    ADD_FAILURE() << "accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(e.where(), "--unset");
+    EXPECT_EQ(e.found(), "the byte 0xFF at byte 3, which is not UTF-8");
+  }
+  waitroom::models::apply_override(j, "/name=caf\xC3\xA9");
+  EXPECT_EQ(j.dump(), "{\"name\":\"caf\xC3\xA9\",\"release\":{\"batch\":1}}");
+  EXPECT_EQ(j, nlohmann::json::parse(j.dump()));
 }
 
 // --- durations whose products pass the clock, refused at load (issue 12 item 3) -----------
