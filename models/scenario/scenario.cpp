@@ -153,8 +153,15 @@ void check_override_path(const json& j, const json::json_pointer& p, const std::
     const std::string here = so_far.empty() ? "/" : so_far;
     so_far.push_back('/');
     so_far.append(json_pointer_escape(t));
-    if (at == nullptr || !at->is_array()) {
-      at = at != nullptr && at->is_object() && at->contains(t) ? &at->at(t) : nullptr;
+    if (at == nullptr) {  // past what exists: a number token makes a new array this long
+      if (!t.empty() && t != "0" && t.find_first_not_of("0123456789") == std::string::npos)
+        throw sim::input_error("--set " + text,
+                               fmt::format("0 or - (a new array starts empty) at {}", here),
+                               "the index " + t);
+      continue;
+    }
+    if (!at->is_array()) {
+      at = at->is_object() && at->contains(t) ? &at->at(t) : nullptr;
       continue;
     }
     const std::size_t size = at->size();

@@ -122,6 +122,27 @@ TEST(StrictText, OverridesThatAreNotUtf8AreInputErrors) {
   EXPECT_EQ(j, nlohmann::json::parse(j.dump()));
 }
 
+// A path past what exists makes new objects and arrays: an index there would fill an array
+// up to it (/run/x/400000000 allocated 400M nulls: bad_alloc, exit 3). Only 0 or - start one.
+TEST(StrictText, AnOverrideCannotGrowANewArrayPastItsFirstElement) {
+  using waitroom::sim::input_error;
+  nlohmann::json j = {{"run", {{"horizon_s", 10}}}, {"classes", nlohmann::json::array({1, 2})}};
+  for (const std::string bad : {"/run/x/400000000=1", "/run/x/1=1", "/new/7/y=2"}) {
+    try {
+      waitroom::models::apply_override(j, bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const input_error& e) {
+      EXPECT_EQ(e.where(), "--set " + bad);
+      EXPECT_NE(e.expected().find("0 or - (a new array starts empty)"), std::string::npos);
+      EXPECT_EQ(e.found().rfind("the index ", 0), 0u) << e.what();
+    }
+  }
+  waitroom::models::apply_override(j, "/run/x/0=1");
+  waitroom::models::apply_override(j, "/run/y/-=2");
+  EXPECT_EQ(j["run"]["x"], nlohmann::json::array({1}));
+  EXPECT_EQ(j["run"]["y"], nlohmann::json::array({2}));
+}
+
 // --- durations whose products pass the clock, refused at load (issue 12 item 3) -----------
 
 namespace {
