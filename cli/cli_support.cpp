@@ -18,6 +18,7 @@
 #include "default_scenario.hpp"
 #include "output_file.hpp"
 #include "sim/input_error.hpp"
+#include "sim/text_file.hpp"
 #include "sim/time.hpp"
 
 namespace po = boost::program_options;
@@ -87,6 +88,22 @@ std::uint32_t replications_or(const common_args& a, std::uint32_t fallback) {
                            "at least 2 here (an interval across replications needs two)",
                            std::to_string(a.replications));
   return a.replications;
+}
+
+void check_arguments_utf8(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (sim::first_non_utf8(arg) == std::string::npos) continue;
+    // "--out=X" names --out; any other word its position and the flag before it (its flag, or
+    // a switch followed by a file name: both read right).
+    std::string name = fmt::format("argument {}", i + 1);
+    if (arg.starts_with("--") && arg.find('=') != std::string::npos)
+      name = arg.substr(0, arg.find('='));
+    else if (i > 0 && args[i - 1].starts_with("--"))
+      name += ", after " + args[i - 1];
+    if (sim::first_non_utf8(name) != std::string::npos) name = fmt::format("argument {}", i + 1);
+    sim::require_utf8(name, arg);
+  }
 }
 
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,

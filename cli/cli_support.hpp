@@ -70,6 +70,9 @@ inline constexpr std::uint64_t max_threads = 1024;
 // `fallback`.
 std::uint32_t replications_or(const common_args& a, std::uint32_t fallback);
 
+// Every argument must be UTF-8: results echo them (flags, file paths) into JSON, whose text is
+// UTF-8. Throws input_error naming the flag the argument belongs to (or its position).
+void check_arguments_utf8(const std::vector<std::string>& args);
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);
 models::scenario load(const common_args& a, std::optional<std::string> path);

@@ -21,6 +21,7 @@ namespace {
 int dispatch(std::vector<std::string> args) {
   using namespace waitroom::cli;
   try {
+    check_arguments_utf8(args);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       fmt::print("{}", usage());
       return args.empty() ? exit_bad_input : exit_ok;

@@ -18,6 +18,11 @@ bool starts_with(const std::string& s, std::initializer_list<unsigned char> byte
   return true;
 }
 
+std::string hex_byte(unsigned char b) {
+  constexpr std::string_view digits = "0123456789ABCDEF";
+  return {digits[b >> 4], digits[b & 0xF]};
+}
+
 }  // namespace
 
 void check_text(const std::string& text, const std::string& name) {
@@ -74,6 +79,14 @@ std::size_t first_non_utf8(std::string_view text) {
     i += len;
   }
   return std::string_view::npos;
+}
+
+void require_utf8(const std::string& name, std::string_view text) {
+  const std::size_t at = first_non_utf8(text);
+  if (at == std::string_view::npos) return;
+  throw input_error(name, "UTF-8 text",
+                    "the byte 0x" + hex_byte(static_cast<unsigned char>(text[at])) + " at byte " +
+                        std::to_string(at) + ", which is not UTF-8");
 }
 
 std::string read_text_file(const std::string& path, const std::string& what,

@@ -19,5 +19,7 @@ void check_text(const std::string& text, const std::string& name);
 // overlong forms, surrogates or code points past U+10FFFF), or npos. JSON text must be UTF-8:
 // a string holding anything else cannot be written back (nlohmann's dump throws).
 std::size_t first_non_utf8(std::string_view text);
+// Throws input_error naming `name` (a flag, a file) unless `text` is well-formed UTF-8.
+void require_utf8(const std::string& name, std::string_view text);
 
 }  // namespace waitroom::sim

@@ -181,22 +181,9 @@ void check_override_path(const json& j, const json::json_pointer& p, const std::
 
 }  // namespace
 
-namespace {
-
-// A scenario is JSON, whose text is UTF-8: a file's strings are checked by the parser, a
-// flag's here (else writing the scenario back threw: exit 3, not 2).
-void check_flag_utf8(const std::string& flag, const std::string& text) {
-  const std::size_t at = sim::first_non_utf8(text);
-  if (at == std::string::npos) return;
-  throw sim::input_error(flag, "UTF-8 text",
-                         fmt::format("the byte 0x{:02X} at byte {}, which is not UTF-8",
-                                     static_cast<unsigned char>(text[at]), at));
-}
-
-}  // namespace
-
 void apply_override(json& j, const std::string& assignment) {
-  check_flag_utf8("--set", assignment);
+  // A scenario is JSON, whose text is UTF-8 (else writing it back threw: exit 3, not 2).
+  sim::require_utf8("--set", assignment);
   auto eq = assignment.find('=');
   if (assignment.empty() || assignment[0] != '/' || eq == std::string::npos)
     throw sim::input_error("--set", "/json/pointer=value", "'" + assignment + "'");
@@ -219,7 +206,7 @@ void apply_override(json& j, const std::string& assignment) {
 }
 
 void apply_unset(json& j, const std::string& pointer) {
-  check_flag_utf8("--unset", pointer);
+  sim::require_utf8("--unset", pointer);
   const std::string flag = "--unset " + pointer;
   if (pointer.empty() || pointer[0] != '/')
     throw sim::input_error(flag, "a JSON pointer such as /run/warmup_s", "'" + pointer + "'");

@@ -71,6 +71,7 @@ TEST(Cli, SetOverridesAndOutFile) {
   auto j = nlohmann::json::parse(slurp(out));
   EXPECT_EQ(j["scenario"]["release"]["batch"], 8);
   EXPECT_EQ(j["scenario"]["queue"]["policy"], "fifo");
+  fs::remove(out);  // no file left behind in the temp folder
 }
 
 TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {

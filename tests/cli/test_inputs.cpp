@@ -422,6 +422,31 @@ TEST(Inputs, UnreadableScenarioTextIsBadInputAndSaysWhatItIs) {
   EXPECT_TRUE(has(nested.err, "/batch")) << nested.err;
 }
 
+// Results echo arguments (file paths, --vary, --knob) into JSON, which is UTF-8: any other
+// bytes are refused up front, naming the flag they belong to, not a --set they never were.
+TEST(Inputs, ArgumentsThatAreNotUtf8AreRefusedNamingTheirFlag) {
+  fs::path dir = temp_dir("utf8");
+  const std::string clinic = scenario("clinic.json");
+  const std::string out = (dir / "r\xFF.json").string();
+  struct want {
+    std::string args, names;
+  };
+  for (const want& w :
+       {want{"run " + clinic + " --set /run/horizon_s=10 --out '" + out + "'",
+             "argument 6, after --out"},
+        want{"run " + clinic + " --set /run/horizon_s=10 --out='" + out + "'", "--out:"},
+        want{"sweep " + clinic + " --vary '/release/batch\xC0=4:5:1'", "after --vary"},
+        want{"plan " + clinic + " --knob '/release/b\xFFtch' --range 4:5", "after --knob"},
+        want{"plan " + clinic + " --knob /release/batch --range '4:5\xFF'", "after --range"},
+        want{"validate '" + (dir / "s\xFF.json").string() + "'", "argument 2:"}}) {
+    auto r = run(w.args);
+    EXPECT_EQ(r.code, 2) << w.args << "\n" << r.err;
+    EXPECT_TRUE(has(r.err, w.names)) << w.args << "\n" << r.err;
+    EXPECT_TRUE(has(r.err, "which is not UTF-8")) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Inputs, FlagsAreNeverSilentlyIgnoredOrChanged) {
   const std::string clinic = scenario("clinic.json");
   const std::string short_run = clinic + " --set /run/horizon_s=100";
