@@ -57,8 +57,10 @@ struct choose_case {
 };
 
 std::vector<choose_case> choose_cases() {
-  const json schedule = {{{"at_s", 200}, {"weights", {5, 5}}},
-                         {{"at_s", 400}, {"weights", {5, 5}}},  // the same: the credit resets
+  // 6:4 over 44 units a tick leaves credit at each tick's end, so the step to the same
+  // weights at 403 s (which resets it in the model) matters.
+  const json schedule = {{{"at_s", 200}, {"weights", {6, 4}}},
+                         {{"at_s", 403}, {"weights", {6, 4}}},  // the same: the credit resets
                          {{"at_s", 700}, {"weights", {7, 3}}}};
   json concurrency = room_with(
       2,
