@@ -13,6 +13,7 @@
 
 #include "models/release/selector.hpp"
 #include "redis/mirror.hpp"
+#include "redis/scripts.hpp"
 #include "redis_server.hpp"
 #include "sim/random.hpp"
 #include "support/scenario_runs.hpp"
@@ -278,6 +279,41 @@ TEST(RedisChooseClaims, ACreditThatPicksTheSameListsIsStillCaught) {
   EXPECT_NE(what.find("the ratio's credit after the release differs at position 1"),
             std::string::npos)
       << what;
+}
+
+// Replay protection: the same release id again (a call replayed after a reconnect) returns
+// the logged reply, parsed back from the log, and takes nobody more.
+TEST(RedisChooseClaims, AReplayedReleaseReturnsTheLoggedReplyAndTakesNobody) {
+  redis_server s;
+  redis::connection c(s.parsed_url());
+  redis::key_layout keys{redis::new_run_id()};
+  const auto script = c.add_script("choose", redis::scripts::choose);
+  c.call({"ZADD", keys.list(0), "1", "a", "2", "b", "3", "c"});
+  c.call({"ZADD", keys.list(1), "1", "d", "2", "e"});
+  const std::vector<std::string> k{keys.list(0), keys.list(1),        keys.released(),
+                                   keys.stats(), keys.release_log(0), keys.selection()};
+  // Ratio 7:3, work-conserving, epoch 0: four units, release id 1.
+  const std::vector<std::string> a{"4", "ratio", "1", "", "2", "1", "0", "7", "3"};
+  const auto call = c.evalsha_args(script, k, a);
+  const auto first = c.call(call);
+  const auto again = c.call(call);
+  auto flat = [](const redis::reply& r) {
+    std::vector<std::string> out{r.elements.at(0).str, std::to_string(r.elements.at(1).integer),
+                                 r.elements.at(2).str};
+    for (std::size_t i = 3; i < r.elements.size(); ++i) {
+      std::string m;
+      for (const auto& e : r.elements[i].elements) m += e.str + " ";
+      out.push_back(m);
+    }
+    return out;
+  };
+  // SWRR 7:3 over four units: 0 (credit 7-10), 1, 0, 0; the credit ends at (-2, 2).
+  EXPECT_EQ(flat(first), (std::vector<std::string>{"0,1,0,0", "0", "-2,2", "a b c ", "d "}));
+  EXPECT_EQ(flat(again), flat(first));
+  EXPECT_EQ(c.call({"ZCARD", keys.list(0)}).integer + c.call({"ZCARD", keys.list(1)}).integer, 1);
+  EXPECT_EQ(c.call({"SCARD", keys.released()}).integer, 4);
+  EXPECT_EQ(c.call({"HGET", keys.stats(), "released:0"}).str, "3");
+  EXPECT_EQ(c.call({"HGET", keys.selection(), "credit"}).str, "-2,2");
 }
 
 }  // namespace
