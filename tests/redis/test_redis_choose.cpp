@@ -1,7 +1,9 @@
 // The release script that chooses the list itself (strict, ratio, probabilistic over several
 // lists): whole runs through `run --redis` with every release one call of the choose script,
 // and the checks that catch a Redis whose choice differs from the model's.
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <ostream>
@@ -26,10 +28,18 @@ using waitroom::testing_support::run;
 namespace redis = waitroom::redis;
 namespace models = waitroom::models;
 
+// Arrivals per second over the 1,000 s of arrivals: WAITROOM_CHOOSE_USERS / 1,000 (the slow
+// suite passes 1,000,000: 1,000/s), else 40/s.
+std::uint64_t rate_per_s() {
+  const char* env = std::getenv("WAITROOM_CHOOSE_USERS");
+  return env != nullptr ? std::max<std::uint64_t>(1, std::strtoull(env, nullptr, 10) / 1000) : 40;
+}
+
 // A room with 2 or 3 lists (one class each) near saturation, so lists empty now and then
-// (ratio without work conservation then loses units), and a backlog at opening.
-// 2,000 + 40 users/s for 1,000 s: 42,000 users.
+// (ratio without work conservation then loses units), and a backlog at opening. At 40
+// users/s: 2,000 at opening + 40/s for 1,000 s = 42,000 users, 44 released a tick.
 json room_with(std::size_t lists, json selection) {
+  const std::uint64_t rate = rate_per_s();
   const std::vector<std::string> names{"gold", "silver", "normal"};
   const std::vector<double> shares2{0.3, 0.7}, shares3{0.15, 0.25, 0.6};
   json classes = json::array(), qlists = json::array();
@@ -43,11 +53,14 @@ json room_with(std::size_t lists, json selection) {
           {"classes", classes},
           {"arrivals",
            {{"process", "piecewise"},
-            {"segments", {{{"duration_s", 1000}, {"rate_per_s", 40}}}},
-            {"backlog_users", 2000}}},
+            {"segments", {{{"duration_s", 1000}, {"rate_per_s", rate}}}},
+            {"backlog_users", rate * 50}}},
           {"queue", {{"policy", "fifo"}, {"lists", qlists}}},
           {"release",
-           {{"mode", "tick"}, {"interval_ms", 1000}, {"batch", 44}, {"selection", selection}}},
+           {{"mode", "tick"},
+            {"interval_ms", 1000},
+            {"batch", rate * 11 / 10},
+            {"selection", selection}}},
           {"run", {{"sample_interval_s", 10}}}};
 }
 
@@ -67,7 +80,7 @@ std::vector<choose_case> choose_cases() {
       2,
       {{"kind", "ratio"}, {"weights", {7, 3}}, {"work_conserving", true}, {"schedule", schedule}});
   concurrency["release"] = {{"mode", "concurrency"},
-                            {"slots", 40},
+                            {"slots", rate_per_s()},
                             {"session_s", {{"dist", "exponential"}, {"mean", 1.0}}},
                             {"selection", concurrency["release"]["selection"]}};
   return {
@@ -111,7 +124,9 @@ TEST_P(RedisChoose, RedisChoosesTheSameListsAsTheModel) {
   const std::string file = s.dir() + "/" + c.name + ".json";
   std::ofstream(file) << c.scenario.dump();
   const std::string out = s.dir() + "/result.json";
-  auto r = run("run " + file + " --redis " + s.url() + " --out " + out, 120);
+  const std::uint64_t users = rate_per_s() * 1050;
+  const int limit = users > 100'000 ? 1800 : 120;
+  auto r = run("run " + file + " --redis " + s.url() + " --out " + out, limit);
   ASSERT_EQ(r.code, 0) << r.out;
   auto j = waitroom::testing_support::read_json(out);
   const auto& b = j["redis"];
@@ -122,7 +137,7 @@ TEST_P(RedisChoose, RedisChoosesTheSameListsAsTheModel) {
   EXPECT_EQ(b["commands"].value("EVALSHA choose", 0u), calls);
   EXPECT_FALSE(b["commands"].contains("EVALSHA release")) << b["commands"].dump();
   EXPECT_EQ(b["releases"].get<std::uint64_t>(), calls);
-  EXPECT_GE(b["released"].get<std::uint64_t>(), 42'000u * 9 / 10);
+  EXPECT_GE(b["released"].get<std::uint64_t>(), users * 9 / 10);
   // Units lost to an empty list's share were made on Redis too, as many as the model lost.
   const auto lost = b["list_choice"]["lost_units"].get<std::uint64_t>();
   if (c.loses_units) {
@@ -132,7 +147,7 @@ TEST_P(RedisChoose, RedisChoosesTheSameListsAsTheModel) {
     EXPECT_EQ(lost, 0u);
   }
   // The simulation's own result is the in-memory one.
-  auto plain = run("run " + file + " --format json", 120);
+  auto plain = run("run " + file + " --format json", limit);
   ASSERT_EQ(plain.code, 0) << plain.out;
   auto p = json::parse(plain.out);
   EXPECT_EQ(j["overall"], p["overall"]);
