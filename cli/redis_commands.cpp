@@ -383,6 +383,15 @@ mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
     sampled.memory.sample(conn, 0);  // before the first key: Redis's own used_memory
     models::room rm(s, seed, replication);
     rm.set_mirror(&sampled);
+    // Strict, ratio or probabilistic over several lists: Redis picks each unit's list itself,
+    // one script call per release (docs/redis.md, "The scripts").
+    const auto lists = static_cast<std::uint32_t>(s.lists.size());
+    if (!mo.lottery &&
+        redis::redis_mirror::can_choose(s.release.selection, lists, mo.releasers, mo.atomic)) {
+      const auto& rel = rm.release_state();
+      mirror.choose_lists(s.release.selection, lists, rel.selector(), rel.stream(),
+                          [&rel] { return rel.lost_units(); });
+    }
     out.result = rm.run();
     mirror.finish(static_cast<std::int64_t>(out.result.end_time_s * 1e9));
     out.block = redis::redis_block(conn.stats(), mirror.stats(), sampled.memory);

@@ -25,6 +25,9 @@ struct key_layout {
   std::string release_log(std::uint32_t r) const {
     return prefix() + "release_log:" + std::to_string(r);
   }
+  // The list-choosing release's state (hash): the ratio's smooth weighted round-robin
+  // credit and the epoch of the weights it belongs to.
+  std::string selection() const { return prefix() + "selection"; }
 };
 
 // 16 hex digits from the system's random source: a run's own key prefix.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -111,14 +113,14 @@ void redis_mirror::drain() {
     reply r = c_.read();
     expectation e = std::move(expect_.front());
     expect_.pop_front();
-    if (e.kind == op::release) --releases_in_flight_;
+    if (e.kind == op::release || e.kind == op::choose) --releases_in_flight_;
     check(r, e);
   }
 }
 
 void redis_mirror::check(const reply& r, const expectation& e) {
   static constexpr const char* names[] = {
-      "entry (ZADD)", "abandonment (ZREM)", "move", "release", "draw", "ZRANK"};
+      "entry (ZADD)", "abandonment (ZREM)", "move", "release", "draw", "ZRANK", "release (choose)"};
   const char* name = names[static_cast<int>(e.kind)];
   if (r.type == reply::kind::error) {
     auto kind = classify_error_reply(r.str);
@@ -130,6 +132,10 @@ void redis_mirror::check(const reply& r, const expectation& e) {
     throw redis_error(kind, what);
   }
   ++stats_.replies_checked;
+  if (e.kind == op::choose) {
+    check_choice(r, e);
+    return;
+  }
   if (e.kind == op::release) {
     bool same = r.type == reply::kind::array && r.elements.size() == e.members.size();
     for (std::size_t i = 0; same && i < e.members.size(); ++i)
@@ -164,6 +170,7 @@ void redis_mirror::check(const reply& r, const expectation& e) {
 
 void redis_mirror::enter(std::uint32_t list, std::uint64_t token, double score,
                          std::int64_t now_ns) {
+  if (choose_) flush_choice();  // the choice depends on every list's size
   flush_release(list);
   ++expected_size(list);
   if (opt_.lottery) {
@@ -175,6 +182,7 @@ void redis_mirror::enter(std::uint32_t list, std::uint64_t token, double score,
 }
 
 void redis_mirror::remove(std::uint32_t list, std::uint64_t token, std::int64_t now_ns) {
+  if (choose_) flush_choice();  // the choice depends on every list's size
   flush_release(list);
   --expected_size(list);
   push({opt_.lottery ? "SREM" : "ZREM", set_key(list), member(token)},
@@ -183,6 +191,7 @@ void redis_mirror::remove(std::uint32_t list, std::uint64_t token, std::int64_t 
 
 void redis_mirror::move(std::uint32_t from, std::uint32_t to, std::uint64_t token, double score,
                         std::int64_t now_ns) {
+  if (choose_) flush_choice();  // the choice depends on every list's size
   flush_release(from);
   flush_release(to);
   --expected_size(from);
@@ -196,8 +205,24 @@ void redis_mirror::released(std::uint32_t list, std::span<const std::uint64_t> t
                             std::int64_t now_ns) {
   expected_size(list) -= static_cast<std::int64_t>(tokens.size());
   released_total_ += static_cast<std::int64_t>(tokens.size());
-  ++stats_.releases;
   stats_.released_members += tokens.size();
+  if (choose_) {
+    auto& ch = *choose_;
+    const std::uint64_t epoch = ch.selector->weight_changes();
+    if (ch.open && epoch != ch.epoch) flush_choice();  // new weights: a new call
+    if (!ch.open) {
+      ch.open = true;
+      ch.now_ns = now_ns;
+      ch.epoch = epoch;
+    }
+    auto& b = ch.batch;
+    if (b.members.size() < ch.lists) b.members.resize(ch.lists);
+    b.members.at(list).insert(b.members[list].end(), tokens.begin(), tokens.end());
+    b.order.insert(b.order.end(), tokens.size(), list);
+    ch.credit_after = ch.selector->credit();
+    return;
+  }
+  ++stats_.releases;
   if (pool_) {
     if (gathered_.size() <= list) gathered_.resize(list + 1);
     auto& g = gathered_[list];
@@ -314,6 +339,7 @@ void redis_mirror::drawn(std::uint32_t set, std::uint64_t token, std::int64_t no
 
 void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
                           std::int64_t now_ns) {
+  if (choose_) flush_choice();  // the choice depends on every list's size
   flush_release(list);
   ++stats_.ranks_checked;
   push({"ZRANK", set_key(list), member(token)},
@@ -322,6 +348,7 @@ void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t
 
 void redis_mirror::round_end(std::int64_t now_ns) {
   last_now_ns_ = now_ns;
+  if (choose_) flush_choice();
   flush_releases();
   drain();
   if (recheck_) {
@@ -331,6 +358,7 @@ void redis_mirror::round_end(std::int64_t now_ns) {
 }
 
 void redis_mirror::check_state(std::int64_t now_ns) {
+  if (choose_) flush_choice();
   flush_releases();
   drain();
   ++stats_.state_checks;
@@ -348,6 +376,170 @@ void redis_mirror::check_state(std::int64_t now_ns) {
   for (std::uint32_t l = 0; l < sizes_.size(); ++l)
     compare(set_key(l), opt_.lottery ? "SCARD" : "ZCARD", sizes_[l], l);
   compare(keys_.released(), "SCARD", released_total_, 0);
+}
+
+bool redis_mirror::can_choose(const models::selection_spec& spec, std::uint32_t lists,
+                              unsigned releasers, bool atomic) {
+  using models::selection_kind;
+  const bool kind = spec.kind == selection_kind::strict || spec.kind == selection_kind::ratio ||
+                    spec.kind == selection_kind::probabilistic;
+  return kind && lists > 1 && releasers <= 1 && atomic;
+}
+
+void redis_mirror::choose_lists(const models::selection_spec& spec, std::uint32_t lists,
+                                const models::list_selector& selector, const sim::rng& stream,
+                                std::function<std::uint64_t()> lost_units) {
+  if (opt_.lottery || pool_ || !can_choose(spec, lists, opt_.releasers, opt_.atomic))
+    throw std::logic_error(
+        "redis_mirror::choose_lists: only strict, ratio or probabilistic over several lists, "
+        "with one atomic releaser");
+  choose_ = std::make_unique<chooser>(chooser{.kind = spec.kind,
+                                              .work_conserving = spec.work_conserving,
+                                              .start_probabilities = spec.start_probabilities,
+                                              .lists = lists,
+                                              .selector = &selector,
+                                              .model_stream = &stream,
+                                              .draws = stream,
+                                              .lost_units = std::move(lost_units),
+                                              .credit_after = {},
+                                              .batch = {}});
+  choose_->lost_sent = choose_->lost_units();
+  choose_->script = c_.add_script("choose", scripts::choose);
+}
+
+// The gathered release as one call of the choose script: N units (the model's releases, plus
+// for ratio without work conservation the units it lost to an empty list's share), the
+// policy's numbers, and for probabilistic the model's draws for those N picks.
+void redis_mirror::flush_choice() {
+  auto& ch = *choose_;
+  const std::uint64_t lost_now = ch.lost_units();
+  // With work conservation a unit is lost only when every list with a weight is empty: it
+  // changes no credit and comes after the gathered ones, so Redis need not make it.
+  const bool counts_lost = ch.kind == models::selection_kind::ratio && !ch.work_conserving;
+  const std::uint64_t lost = counts_lost ? lost_now - ch.lost_sent : 0;
+  ch.lost_sent = lost_now;
+  if (!ch.open && lost == 0) return;
+  if (!ch.open) {  // a round whose every unit was lost: the credit still moved
+    ch.now_ns = last_now_ns_;
+    ch.epoch = ch.selector->weight_changes();
+  }
+  auto c = std::make_shared<choice>(std::move(ch.batch));
+  ch.batch = {};
+  ch.open = false;
+  c->members.resize(ch.lists);
+  c->lost = lost;
+  const std::uint64_t n = c->order.size() + lost;
+  const char* policy = ch.kind == models::selection_kind::ratio           ? "ratio"
+                       : ch.kind == models::selection_kind::probabilistic ? "probabilistic"
+                                                                          : "strict";
+  if (releases_in_flight_ + 1 >= release_log_window) drain();
+  ++releases_in_flight_;
+  ++release_seq_;
+  ++stats_.releases;
+  ++stats_.chosen_releases;
+  stats_.chosen_lost += lost;
+  std::vector<std::string> keys;
+  for (std::uint32_t l = 0; l < ch.lists; ++l) keys.push_back(keys_.list(l));
+  keys.push_back(keys_.released());
+  keys.push_back(keys_.stats());
+  keys.push_back(keys_.release_log(0));
+  keys.push_back(keys_.selection());
+  std::vector<std::string> args{std::to_string(n), policy, std::to_string(release_seq_),
+                                release_seq_ > release_log_window
+                                    ? std::to_string(release_seq_ - release_log_window)
+                                    : std::string(),
+                                std::to_string(ch.lists)};
+  if (ch.kind == models::selection_kind::ratio) {
+    args.push_back(ch.work_conserving ? "1" : "0");
+    args.push_back(std::to_string(ch.epoch));
+    for (double w : ch.selector->weights()) args.push_back(fmt::format("{}", w));
+    // The model's credit after these units: now, unless new weights have reset it since
+    // (then as it was at the last unit; a later unit would have been lost, moving nothing).
+    c->credit = ch.selector->weight_changes() == ch.epoch ? ch.selector->credit() : ch.credit_after;
+    c->check_credit = true;
+  } else if (ch.kind == models::selection_kind::probabilistic) {
+    for (double p : ch.start_probabilities) args.push_back(fmt::format("{}", p));
+    for (std::uint64_t k = 0; k < n; ++k) args.push_back(fmt::format("{}", ch.draws.uniform01()));
+    // Each pick draws once, so the copy is now where the model's stream is.
+    if (!(ch.draws == *ch.model_stream))
+      throw std::logic_error(
+          "redis_mirror: the model's selection stream moved other than by one draw per "
+          "released unit");
+  }
+  push(c_.evalsha_args(ch.script, keys, args), {op::choose, 0, ch.now_ns, 0, {}, std::move(c)});
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  std::size_t from = 0;
+  for (;;) {
+    const auto at = s.find(sep, from);
+    out.push_back(s.substr(from, at == std::string::npos ? std::string::npos : at - from));
+    if (at == std::string::npos) return out;
+    from = at + 1;
+  }
+}
+
+}  // namespace
+
+void redis_mirror::check_choice(const reply& r, const expectation& e) {
+  const choice& c = *e.chosen;
+  const std::size_t lists = c.members.size();
+  if (r.type != reply::kind::array || r.elements.size() != 3 + lists ||
+      r.elements[1].type != reply::kind::integer)
+    throw redis_error(error_kind::parity,
+                      fmt::format("Redis parity lost at {}: the choose script returned {} "
+                                  "elements, the model expects {} (order, lost, credit and {} "
+                                  "lists)",
+                                  seconds(e.now_ns), r.elements.size(), 3 + lists, lists));
+  for (std::uint32_t l = 0; l < lists; ++l) {
+    const auto& got = r.elements[3 + l].elements;
+    const auto& want = c.members[l];
+    bool same = got.size() == want.size();
+    for (std::size_t i = 0; same && i < want.size(); ++i) same = got[i].str == member(want[i]);
+    if (!same) {
+      std::vector<std::string> model, redis;
+      for (auto t : want) model.push_back(member(t));
+      for (const auto& x : got) redis.push_back(x.str);
+      throw redis_error(error_kind::parity,
+                        parity_message(e.now_ns, l, "the released members", model, redis));
+    }
+  }
+  std::vector<std::string> order;
+  for (auto l : c.order) order.push_back(std::to_string(l));
+  const auto got_order = split(r.elements[0].str, ',');
+  if (got_order != order) {
+    std::size_t at = 0;
+    while (at < order.size() && at < got_order.size() && order[at] == got_order[at]) ++at;
+    throw redis_error(
+        error_kind::parity,
+        parity_message(e.now_ns, at < c.order.size() ? c.order[at] : 0,
+                       "the list each unit came from (the order of lists)", order, got_order));
+  }
+  if (static_cast<std::uint64_t>(r.elements[1].integer) != c.lost)
+    throw redis_error(error_kind::parity,
+                      fmt::format("Redis parity lost at {}: the choose script lost {} units to "
+                                  "an empty list's share, the model {}",
+                                  seconds(e.now_ns), r.elements[1].integer, c.lost));
+  if (!c.check_credit) return;
+  const auto credit = split(r.elements[2].str, ',');
+  bool same = credit.size() == c.credit.size();
+  for (std::size_t i = 0; same && i < credit.size(); ++i)
+    same = std::strtod(credit[i].c_str(), nullptr) == c.credit[i];
+  if (!same) {
+    std::vector<std::string> model;
+    for (double x : c.credit) model.push_back(fmt::format("{}", x));
+    std::size_t at = 0;
+    while (at < credit.size() && at < c.credit.size() &&
+           std::strtod(credit[at].c_str(), nullptr) == c.credit[at])
+      ++at;
+    throw redis_error(error_kind::parity,
+                      parity_message(e.now_ns, static_cast<std::uint32_t>(at),
+                                     "the ratio's credit after the release", model, credit));
+  }
 }
 
 void redis_mirror::finish(std::int64_t now_ns) {

@@ -5,16 +5,20 @@
 // redis_error{parity} naming the time, the list and both member lists.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "models/queues/queue_mirror.hpp"
+#include "models/release/release_spec.hpp"
+#include "models/release/selector.hpp"
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
 #include "redis/releasers.hpp"
 #include "redis/signed_token.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::redis {
 
@@ -36,6 +40,10 @@ struct mirror_stats {
   std::uint64_t ranks_checked = 0;
   std::uint64_t replies_checked = 0;
   std::uint64_t state_checks = 0;  // ZCARD/SCARD of every key against the model's counts
+  // Releases made by the script that chooses the list itself (choose_lists), and the units
+  // it found no list for (ratio's share of an empty list without work conservation).
+  std::uint64_t chosen_releases = 0;
+  std::uint64_t chosen_lost = 0;
   // Concurrent releasers (mirror_options::releasers > 1 or !atomic), summed over the run.
   unsigned releasers = 1;
   bool atomic = true;
@@ -63,6 +71,23 @@ class redis_mirror final : public models::queue_mirror {
               std::int64_t now_ns) override;
   void round_end(std::int64_t now_ns) override;
 
+  // Where the model picks a list per unit (strict, ratio or probabilistic over several
+  // lists), let Redis make the choice: from now on the model's per-list releases between two
+  // other operations (or round ends) are gathered into one call of the choose script, which
+  // picks each unit's list on Redis from the lists' sizes there, the ratio's credit kept on
+  // Redis, and for probabilistic the model's own draws (replayed here from a copy of its
+  // stream, `stream`, taken before the first pick). Its members per list, the order of lists,
+  // the lost units and the ratio's credit must equal the model's. `selector` and `stream` are
+  // the model's (read only); `lost_units` reads the model's count of lost units. They must
+  // outlive the mirror. Not with a lottery or concurrent releasers (std::logic_error).
+  void choose_lists(const models::selection_spec& spec, std::uint32_t lists,
+                    const models::list_selector& selector, const sim::rng& stream,
+                    std::function<std::uint64_t()> lost_units);
+  // Whether choose_lists applies to this selection (strict, ratio, probabilistic; more than
+  // one list; one atomic releaser).
+  static bool can_choose(const models::selection_spec& spec, std::uint32_t lists,
+                         unsigned releasers, bool atomic);
+
   // Reads every outstanding reply and checks each key's size against the model's count.
   void finish(std::int64_t now_ns);
   // Checks ZCARD/SCARD of every list and of the released set against the counts the
@@ -75,13 +100,22 @@ class redis_mirror final : public models::queue_mirror {
   std::string member(std::uint64_t token) const;
 
  private:
-  enum class op : std::uint8_t { enter, remove, move, release, draw, rank };
+  enum class op : std::uint8_t { enter, remove, move, release, draw, rank, choose };
+  // What the choose script must return: the model's release, list by list.
+  struct choice {
+    std::vector<std::vector<std::uint64_t>> members;  // per list, in the order taken
+    std::vector<std::uint32_t> order;                 // the list of each unit taken
+    std::uint64_t lost = 0;
+    std::vector<double> credit;  // ratio: the model's credit after the release
+    bool check_credit = false;
+  };
   struct expectation {
     op kind;
     std::uint32_t list;
     std::int64_t now_ns;
     std::int64_t value;                  // expected integer (rank, or 1)
     std::vector<std::uint64_t> members;  // a release's members, in order
+    std::shared_ptr<const choice> chosen = nullptr;
   };
   void push(std::vector<std::string> cmd, expectation e);
   void drain();  // reads every pending reply and checks it
@@ -97,6 +131,9 @@ class redis_mirror final : public models::queue_mirror {
   // list or the round ends, then released at once among the releasers.
   void flush_release(std::uint32_t list);
   void flush_releases();
+  // choose_lists: sends the gathered release as one call of the choose script.
+  void flush_choice();
+  void check_choice(const reply& r, const expectation& e);
 
   connection& c_;
   key_layout keys_;
@@ -117,6 +154,28 @@ class redis_mirror final : public models::queue_mirror {
     std::int64_t now_ns = 0;  // the first one's time
   };
   std::vector<gathered> gathered_;  // by list, with releasers
+
+  // choose_lists: the model's selection (read only) and the release gathered since the last
+  // call of the choose script.
+  struct chooser {
+    models::selection_kind kind;
+    bool work_conserving;
+    std::vector<double> start_probabilities;
+    std::uint32_t lists;
+    const models::list_selector* selector;
+    const sim::rng* model_stream;
+    sim::rng draws;  // a copy of the model's stream, as far as the choices sent so far
+    std::function<std::uint64_t()> lost_units;
+    std::uint64_t lost_sent = 0;  // the model's lost units already sent
+    std::size_t script = 0;
+    // The gathered release.
+    bool open = false;
+    std::int64_t now_ns = 0;
+    std::uint64_t epoch = 0;           // the selector's weight_changes() when it opened
+    std::vector<double> credit_after;  // the model's credit at its last unit
+    choice batch;
+  };
+  std::unique_ptr<chooser> choose_;
 };
 
 // Formats a parity failure: the time, the list and both member lists (long lists cut around

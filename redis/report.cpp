@@ -60,6 +60,9 @@ nlohmann::json redis_block(const command_stats& c, const mirror_stats& m,
                           {"released", m.released_members},
                           {"replies_checked", m.replies_checked},
                           {"memory", memory}};
+  // Only where Redis chose the lists itself (strict, ratio, probabilistic over several lists).
+  if (m.chosen_releases > 0)
+    block["list_choice"] = {{"script_calls", m.chosen_releases}, {"lost_units", m.chosen_lost}};
   // Only with release.consumers or release.atomic set, so other results keep their bytes.
   if (m.releasers > 1 || !m.atomic) {
     nlohmann::json sent = nlohmann::json::object();

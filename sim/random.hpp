@@ -54,6 +54,9 @@ class rng {
   // Unbiased integer in [0, n) (Lemire's multiply-and-reject).
   std::uint64_t below(std::uint64_t n);
 
+  // Same state: the same draws from here on.
+  friend bool operator==(const rng&, const rng&) = default;
+
  private:
   static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];

@@ -33,6 +33,10 @@ class releaser {
   bool starves() const { return selector_.starves(queues_.sizes()); }
   // Release units that fell to an empty list's share (ratio without work conservation).
   std::uint64_t lost_units() const { return lost_; }
+  // Read-only, for a live Redis that makes the same choice: the selection's state and the
+  // random stream its picks draw from.
+  const list_selector& selector() const { return selector_; }
+  const sim::rng& stream() const { return rng_; }
 
  private:
   queues& queues_;

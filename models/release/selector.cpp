@@ -15,6 +15,7 @@ list_selector::list_selector(const selection_spec& spec, std::size_t lists)
 void list_selector::set_weights(const std::vector<double>& w) {
   weights_ = w;
   current_.assign(weights_.size(), 0.0);  // a new ratio starts a new round
+  ++weight_changes_;
 }
 
 bool list_selector::starves(const std::vector<std::uint64_t>& sizes) const {

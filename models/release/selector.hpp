@@ -28,12 +28,19 @@ class list_selector {
   int pick_start(const std::vector<std::uint64_t>& sizes, sim::rng& r) const;
   int first_non_empty(std::size_t start, const std::vector<std::uint64_t>& sizes) const;
 
+  // Read-only, for a live Redis that makes the same choice (redis/mirror.hpp): the ratio's
+  // weights and credit, and how many times set_weights ran (it resets the credit).
+  const std::vector<double>& weights() const { return weights_; }
+  const std::vector<double>& credit() const { return current_; }
+  std::uint64_t weight_changes() const { return weight_changes_; }
+
  private:
   selection_kind kind_;
   bool work_conserving_;
   std::vector<double> weights_;
   std::vector<double> current_;  // smooth weighted round-robin credit
   std::vector<double> start_cumulative_;
+  std::uint64_t weight_changes_ = 0;
 };
 
 }  // namespace waitroom::models

@@ -46,6 +46,8 @@ class room {
   void set_trace(trace_sink* sink, trace_filter filter) { trace_.attach(sink, std::move(filter)); }
   // Mirror every change of the waiting lists to a second store; it must outlive run().
   void set_mirror(queue_mirror* mirror) { queues_.set_mirror(mirror); }
+  // Read-only: the release's selection state (a live Redis choosing the list itself).
+  const releaser& release_state() const { return releaser_; }
 
   // The engine's interface.
   void handle(const sim::event& e);
