@@ -220,16 +220,25 @@ models::selection_spec ratio_7_3(bool work_conserving) {
   return s;
 }
 
+// A server of its own, a mirror choosing the lists by ratio 7:3, and the small room feeding it.
+struct choose_rig {
+  redis_server s;
+  redis::connection c{s.parsed_url()};
+  redis::key_layout keys{redis::new_run_id()};
+  redis::redis_mirror m{c, keys};
+  models::selection_spec spec;
+  small_room room;
+
+  explicit choose_rig(bool work_conserving) : spec(ratio_7_3(work_conserving)), room(spec) {
+    m.choose_lists(spec, 2, room.selector, room.stream, [this] { return room.lost; });
+  }
+};
+
 // Ten ticks of 10 units over two lists; with `tamper` another client writes a credit of its
 // own into the selection state on Redis before tick 5. Returns the parity error, or "".
 std::string run_small(bool work_conserving, bool tamper, std::uint64_t* calls = nullptr) {
-  redis_server s;
-  redis::connection c(s.parsed_url());
-  redis::key_layout keys{redis::new_run_id()};
-  redis::redis_mirror m(c, keys);
-  const auto spec = ratio_7_3(work_conserving);
-  small_room room(spec);
-  m.choose_lists(spec, 2, room.selector, room.stream, [&room] { return room.lost; });
+  choose_rig r(work_conserving);
+  auto& [s, c, keys, m, spec, room] = r;
   try {
     for (std::int64_t tick = 1; tick <= 10; ++tick) {
       const std::int64_t now = tick * 1'000'000'000;
@@ -270,13 +279,8 @@ TEST(RedisChooseClaims, ADifferentCreditOnRedisIsAParityFailure) {
 
 // Only the credit differs: a state whose picks happen to be the model's is still caught.
 TEST(RedisChooseClaims, ACreditThatPicksTheSameListsIsStillCaught) {
-  redis_server s;
-  redis::connection c(s.parsed_url());
-  redis::key_layout keys{redis::new_run_id()};
-  redis::redis_mirror m(c, keys);
-  const auto spec = ratio_7_3(true);
-  small_room room(spec);
-  m.choose_lists(spec, 2, room.selector, room.stream, [&room] { return room.lost; });
+  choose_rig r(true);
+  auto& [s, c, keys, m, spec, room] = r;
   // Only list 1 has users, so (work-conserving) every pick takes from it whatever the
   // credit, and its credit gains 3 and loses 3 per unit: the lists and members agree.
   for (int i = 0; i < 5; ++i) room.enter(m, 1, 1'000'000'000);
