@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -141,6 +144,56 @@ json sweep_args(const common_args& a, std::uint32_t reps) {
           {"seed", a.seed ? json(*a.seed) : json(nullptr)}};
 }
 
+// One of the arguments a sweep's or plan's shards recorded (check_shard_set found them equal
+// in every shard, so the first one's stand for all), or input_error naming its JSON path.
+class shard_args {
+ public:
+  shard_args(const std::string& path, const json& shard) : path_(path) {
+    const auto it = shard.find("args");  // merge_shards checked that it is there
+    if (!it->is_object()) throw sim::input_error(path + ": /args", "an object", it->dump());
+    args_ = &*it;
+  }
+  bool has(const char* key) const { return args_->contains(key); }
+  const json& at(const char* key) const {
+    const auto it = args_->find(key);
+    if (it == args_->end())
+      throw sim::input_error(where(key), "the value the shard's command ran with", "none");
+    return *it;
+  }
+  std::string text(const char* key) const {
+    const json& j = at(key);
+    if (!j.is_string()) throw sim::input_error(where(key), "a string", j.dump());
+    return j.get<std::string>();
+  }
+  std::vector<std::string> texts(const char* key) const {
+    const json& j = at(key);
+    if (!j.is_array() ||
+        !std::all_of(j.begin(), j.end(), [](const json& x) { return x.is_string(); }))
+      throw sim::input_error(where(key), "an array of strings", j.dump());
+    return j.get<std::vector<std::string>>();
+  }
+  template <class T>
+  T number(const char* key) const {
+    try {
+      return whole<T>(at(key));
+    } catch (const nlohmann::json::exception&) {
+      throw sim::input_error(where(key),
+                             fmt::format("a whole number up to {}", std::numeric_limits<T>::max()),
+                             at(key).dump());
+    }
+  }
+  // The seed: a whole number, or null when --seed was not given.
+  std::optional<std::uint64_t> seed() const {
+    if (at("seed").is_null()) return std::nullopt;
+    return number<std::uint64_t>("seed");
+  }
+
+ private:
+  std::string where(const char* key) const { return path_ + ": /args/" + key; }
+  std::string path_;
+  const json* args_ = nullptr;
+};
+
 // The content hash of a plan's (or sweep's) base scenario, seed applied.
 std::string base_hash(const common_args& a, models::scenario base) {
   if (a.seed) base.seed = *a.seed;
@@ -266,13 +319,13 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
                              "its table or JSON, and --csv)",
                              m.junit ? "--junit" : "--format csv");
     // Rebuild the sweep's grid from its arguments, then fill in the tables.
-    const json& args0 = shards.front().at("args");
+    const shard_args args0(paths[0], shards.front());
     common_args a = m;
-    a.scenario_path = args0.at("scenario").get<std::string>();
-    a.sets = args0.at("sets").get<std::vector<std::string>>();
-    a.vary = args0.at("vary").get<std::vector<std::string>>();
-    if (!args0.at("seed").is_null()) a.seed = whole<std::uint64_t>(args0.at("seed"));
-    const auto reps = whole<std::uint32_t>(args0.at("replications"));
+    a.scenario_path = args0.text("scenario");
+    a.sets = args0.texts("sets");
+    a.vary = args0.texts("vary");
+    a.seed = args0.seed();
+    const auto reps = args0.number<std::uint32_t>("replications");
     if (reps < 2 || reps > 100000)
       throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
                              std::to_string(reps));
@@ -462,16 +515,15 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
                            "no --junit or --format csv for a plan's shards (a plan writes its "
                            "table or JSON, and --csv)",
                            m.junit ? "--junit" : "--format csv");
-  const json& args = shards.front().at("args");
+  const shard_args args(paths[0], shards.front());
   common_args a = m;
-  a.scenario_path = args.at("scenario").get<std::string>();
-  a.sets = args.at("sets").get<std::vector<std::string>>();
-  a.knobs = args.at("knobs").get<std::vector<std::string>>();
-  a.ranges = args.at("ranges").get<std::vector<std::string>>();
-  a.ties = args.at("ties").get<std::vector<std::string>>();
-  if (!args.at("seed").is_null()) a.seed = whole<std::uint64_t>(args.at("seed"));
-  a.replications =
-      args.contains("replications") ? whole<std::uint32_t>(args.at("replications")) : 1u;
+  a.scenario_path = args.text("scenario");
+  a.sets = args.texts("sets");
+  a.knobs = args.texts("knobs");
+  a.ranges = args.texts("ranges");
+  a.ties = args.texts("ties");
+  a.seed = args.seed();
+  a.replications = args.has("replications") ? args.number<std::uint32_t>("replications") : 1u;
   a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));

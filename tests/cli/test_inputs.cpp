@@ -311,12 +311,16 @@ TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
     EXPECT_TRUE(has(r.err, says)) << says << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
   };
-  for (const char* key : {"replications", "scenario", "sets", "vary", "seed"})
-    refused(sweeps, std::string("key '") + key + "' not found",
-            [&](auto& j) { j["args"].erase(key); });
+  // Missing, or of the wrong type: the message names the JSON path in the file.
+  for (const char* key : {"replications", "scenario", "sets", "vary", "seed"}) {
+    refused(sweeps, std::string(": /args/") + key, [&](auto& j) { j["args"].erase(key); });
+    refused(sweeps, std::string(": /args/") + key, [&](auto& j) { j["args"][key] = -1.5; });
+  }
+  for (const char* key : {"scenario", "sets", "knobs", "ranges", "ties", "seed", "replications"})
+    refused(plans, std::string(": /args/") + key, [&](auto& j) { j["args"][key] = {true}; });
   for (const char* key : {"scenario", "sets", "knobs", "ranges", "ties", "seed"})
-    refused(plans, std::string("key '") + key + "' not found",
-            [&](auto& j) { j["args"].erase(key); });
+    refused(plans, std::string(": /args/") + key, [&](auto& j) { j["args"].erase(key); });
+  refused(sweeps, ": /args: expected an object", [](auto& j) { j["args"] = 7; });
   refused(plans, "/scenario_sha256", [](auto& j) { j.erase("scenario_sha256"); });
 }
 
