@@ -1,5 +1,6 @@
 #include "redis/connection.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/time.h>
 
@@ -314,6 +315,58 @@ reply connection::call(std::span<const std::string> args, std::string_view conte
 reply connection::call(std::initializer_list<std::string> args, std::string_view context) {
   std::vector<std::string> v(args);
   return call(std::span<const std::string>(v), context);
+}
+
+int connection::fd() const {
+  return ctx_->fd;
+}
+
+void connection::set_nonblocking(bool on) {
+  int flags = ::fcntl(ctx_->fd, F_GETFL);
+  if (flags < 0 || ::fcntl(ctx_->fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) < 0)
+    throw redis_error(error_kind::connection,
+                      "Redis at " + url_.describe() + ": cannot change the socket's blocking mode");
+  // Without REDIS_BLOCK hiredis treats EAGAIN as "try later" instead of an error (its own
+  // non-blocking contexts are made the same way).
+  if (on)
+    ctx_->flags &= ~REDIS_BLOCK;
+  else
+    ctx_->flags |= REDIS_BLOCK;
+}
+
+bool connection::has_output() const {
+  return ctx_->obuf != nullptr && sdslen(ctx_->obuf) > 0;
+}
+
+bool connection::flush() {
+  int done = 0;
+  while (done == 0) {
+    const std::size_t before = sdslen(ctx_->obuf);
+    if (redisBufferWrite(ctx_.get(), &done) != REDIS_OK)
+      io_failure(pending_.empty() ? std::string_view("write") : pending_.back()[0]);
+    if (done == 0 && sdslen(ctx_->obuf) == before) return false;  // the socket is full
+  }
+  return true;
+}
+
+void connection::read_ready() {
+  if (redisBufferRead(ctx_.get()) != REDIS_OK)
+    io_failure(pending_.empty() ? std::string_view("read") : pending_.front()[0]);
+}
+
+std::optional<reply> connection::take_reply() {
+  if (pending_.empty()) return std::nullopt;
+  void* raw = nullptr;
+  if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK) io_failure(pending_.front()[0]);
+  if (raw == nullptr) return std::nullopt;
+  if (unflushed_) {
+    ++stats_.round_trips;
+    unflushed_ = false;
+  }
+  reply r = convert(static_cast<redisReply*>(raw));
+  freeReplyObject(raw);
+  pending_.pop_front();
+  return r;
 }
 
 std::size_t connection::add_script(std::string name, std::string body) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,6 +80,17 @@ class connection {
   std::vector<std::string> evalsha_args(std::size_t script, std::span<const std::string> keys,
                                         std::span<const std::string> args) const;
   const script& script_at(std::size_t i) const { return scripts_[i]; }
+
+  // Multiplexing (redis/multiplex.hpp): one thread drives several connections through these.
+  // There is no reconnect here: an I/O error throws redis_error and the connection is dead.
+  int fd() const;
+  std::chrono::milliseconds timeout() const { return opt_.timeout; }
+  // Non-blocking socket: flush and read_ready never wait; call/read must not be used then.
+  void set_nonblocking(bool on);
+  bool flush();  // writes what the socket takes now; true when nothing is left to write
+  bool has_output() const;
+  void read_ready();  // reads what the socket holds (poll() said readable); EOF throws
+  std::optional<reply> take_reply();  // the next complete reply already read, if any
 
   const command_stats& stats() const { return stats_; }
   const redis_url& url() const { return url_; }
