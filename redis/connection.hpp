@@ -114,6 +114,10 @@ class connection {
   std::size_t replayed_left_ = 0;  // the first pending commands are replays
   bool unflushed_ = false;         // appended since the last read: the next read is a round trip
   command_stats stats_;
+  // count()'s last command, so a run of the same one is counted without a map search.
+  std::uint64_t* last_counter_ = nullptr;
+  std::string last_command_, last_sha_;
+  std::string out_;  // buffer()'s RESP, reused
   std::function<void()> on_reconnect_;
 };
 

@@ -153,6 +153,49 @@ TEST(RedisMultiplex, AnErrorReplyIsCountedForItsCommandAndTheConnectionGoesOn) {
   EXPECT_EQ(b.call({"PING"}).str, "PONG");
 }
 
+// The connection writes RESP itself (not hiredis's formatter) and counts a run of one command
+// without a map search: binary and empty arguments arrive intact, and every command is counted
+// under its name (EVALSHA under its script's, in any letter case).
+TEST(RedisMultiplex, CommandsAreWrittenByteExactAndCountedByName) {
+  redis_server s;
+  connection a(s.parsed_url());
+  const std::size_t script = a.add_script("echo", "return ARGV[1]");
+  const std::string odd("a\r\nb\0c$*", 8), big(100'000, 'x');
+  std::vector<delivered> got;
+  std::vector<failure> failed;
+  {
+    multiplexer mux({&a});
+    mux.append(0, {"ZADD", "mux:bin", "1", odd}, 1);
+    mux.append(0, {"ZADD", "mux:bin", "2", ""}, 2);
+    mux.append(0, {"ZADD", "mux:bin", "3", big}, 3);
+    mux.append(0, {"ZRANGE", "mux:bin", "0", "-1"}, 4);
+    for (std::uint64_t t = 5; t < 8; ++t)
+      mux.append(
+          0, a.evalsha_args(script, std::vector<std::string>{}, std::vector<std::string>{odd}), t);
+    auto lower = a.evalsha_args(script, std::vector<std::string>{}, std::vector<std::string>{""});
+    lower[0] = "evalsha";
+    mux.append(0, std::move(lower), 8);
+    mux.append(0, {"EVALSHA", std::string(40, '0'), "0"}, 9);  // NOSCRIPT: no name
+    drain(mux, got, failed);
+  }
+  ASSERT_TRUE(failed.empty()) << failed[0].what;
+  ASSERT_EQ(got.size(), 9u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(got[i].r.integer, 1) << i;
+  ASSERT_EQ(got[3].r.elements.size(), 3u);
+  EXPECT_EQ(got[3].r.elements[0].str, odd);
+  EXPECT_EQ(got[3].r.elements[1].str, "");
+  EXPECT_EQ(got[3].r.elements[2].str, big);
+  for (std::size_t i = 4; i < 7; ++i) EXPECT_EQ(got[i].r.str, odd) << i;
+  EXPECT_EQ(got[7].r.type, reply::kind::string);
+  EXPECT_EQ(got[7].r.str, "");
+  EXPECT_EQ(got[8].r.type, reply::kind::error);
+  const auto& sent = a.stats().sent;
+  EXPECT_EQ(sent.at("ZADD"), 3u);
+  EXPECT_EQ(sent.at("ZRANGE"), 1u);
+  EXPECT_EQ(sent.at("EVALSHA echo"), 4u);
+  EXPECT_EQ(sent.at("EVALSHA"), 1u);
+}
+
 TEST(RedisMultiplex, AConnectionTheServerClosesFailsAloneWithItsCommands) {
   redis_server s;
   connection a(s.parsed_url()), b(s.parsed_url()), control(s.parsed_url());
