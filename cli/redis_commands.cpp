@@ -68,6 +68,8 @@ load_args parse(const std::vector<std::string>& args) {
         a.opt.speed = number("--speed", v, 0.0);
     } else if (f == "--clients") {
       a.opt.clients = static_cast<unsigned>(number("--clients", value(), 0.0));
+    } else if (f == "--threads") {
+      a.opt.threads = static_cast<unsigned>(number("--threads", value(), 0.0));
     } else if (f == "--duration") {
       a.opt.duration_s = number("--duration", value(), 0.0);
     } else if (f == "--probe") {
@@ -134,6 +136,7 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
   return {{"redis", where},
           {"speed", o.max_speed ? nlohmann::json("max") : nlohmann::json(o.speed)},
           {"clients", o.clients},
+          {"threads", o.threads},
           {"pipeline", o.pipeline},
           {"status_cache", o.status_cache},
           {"wall_s", r.wall_s},
@@ -165,9 +168,9 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
 
 std::string to_table(const redis::load_result& r, const redis::load_options& o,
                      const std::string& where) {
-  std::string s = fmt::format("load against {}  speed {}  clients {}  pipeline {}\n", where,
-                              o.max_speed ? std::string("max") : fmt::format("{}x", o.speed),
-                              o.clients, o.pipeline);
+  std::string s = fmt::format("load against {}  speed {}  clients {}  threads {}  pipeline {}\n",
+                              where, o.max_speed ? std::string("max") : fmt::format("{}x", o.speed),
+                              o.clients, o.threads, o.pipeline);
   s += fmt::format(
       "wall {:.1f} s, simulated {:.1f} s, {} users; sent behind schedule by p50 {:.2f} ms, p99 "
       "{:.2f} ms, max {:.2f} ms\n\n",
@@ -240,6 +243,7 @@ nlohmann::json to_json(const redis::speed_search_result& r, const load_args& a, 
   return {{"redis", where},
           {"speed", "max"},
           {"clients", a.opt.clients},
+          {"threads", a.opt.threads},
           {"pipeline", a.opt.pipeline},
           {"status_cache", a.opt.status_cache},
           {"probe_s", probe_s},
@@ -256,8 +260,9 @@ nlohmann::json to_json(const redis::speed_search_result& r, const load_args& a, 
 std::string to_table(const redis::speed_search_result& r, const load_args& a, double probe_s,
                      double limit_ms, const std::string& where) {
   std::string s = fmt::format(
-      "speed search against {}  clients {}  pipeline {}  probes of {} s  p99 limit {} ms\n\n",
-      where, a.opt.clients, a.opt.pipeline, probe_s, limit_ms);
+      "speed search against {}  clients {}  threads {}  pipeline {}  probes of {} s  p99 limit "
+      "{} ms\n\n",
+      where, a.opt.clients, a.opt.threads, a.opt.pipeline, probe_s, limit_ms);
   s += fmt::format("{:>10} {:>12} {:>13} {:>12} {:>7}  {}\n", "speed", "commands/s", "worst p99 ms",
                    "lag p99 ms", "wall s", "verdict");
   for (const auto& p : r.probes)
@@ -561,7 +566,7 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
 
 std::string load_usage() {
   return R"(  waitroom load SCENARIO --redis URL [--speed X|asap] [--clients K] [--duration S]
-               [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V] [--unset P]
+               [--threads T] [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V] [--unset P]
                [--seed N] [--format table|json] [--out FILE]
   waitroom load SCENARIO --redis URL --speed max [--probe S] [--p99-limit MS] [...]
                the fastest speed Redis keeps up with (exit 1 when none down to 1/64x)

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -80,6 +81,17 @@ class connection {
                                         std::span<const std::string> args) const;
   const script& script_at(std::size_t i) const { return scripts_[i]; }
 
+  // Multiplexing (redis/multiplex.hpp): one thread drives several connections through these.
+  // There is no reconnect here: an I/O error throws redis_error and the connection is dead.
+  int fd() const;
+  std::chrono::milliseconds timeout() const { return opt_.timeout; }
+  // Non-blocking socket: flush and read_ready never wait; call/read must not be used then.
+  void set_nonblocking(bool on);
+  bool flush();  // writes what the socket takes now; true when nothing is left to write
+  bool has_output() const;
+  void read_ready();  // reads what the socket holds (poll() said readable); EOF throws
+  std::optional<reply> take_reply();  // the next complete reply already read, if any
+
   const command_stats& stats() const { return stats_; }
   const redis_url& url() const { return url_; }
   // Called after each reconnect (the mirror checks Redis's state against the model's).
@@ -102,6 +114,10 @@ class connection {
   std::size_t replayed_left_ = 0;  // the first pending commands are replays
   bool unflushed_ = false;         // appended since the last read: the next read is a round trip
   command_stats stats_;
+  // count()'s last command, so a run of the same one is counted without a map search.
+  std::uint64_t* last_counter_ = nullptr;
+  std::string last_command_, last_sha_;
+  std::string out_;  // buffer()'s RESP, reused
   std::function<void()> on_reconnect_;
 };
 

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "models/zset/zset.hpp"
+#include "redis/multiplex.hpp"
 #include "redis/releasers.hpp"
 #include "redis/scripts.hpp"
 #include "sim/arrivals.hpp"
@@ -37,16 +38,28 @@ constexpr const char* type_names[] = {"ZADD", "ZRANK", "ZREM", "EVALSHA release"
 
 struct job {
   cmd_type type;
+  std::uint32_t conn;   // the connection it goes on (its index among all K)
   std::int64_t due_ns;  // wall nanoseconds since the start
   std::vector<std::string> args;
 };
 
-// One client: a queue fed by the dispatcher, a thread with its own connection.
+// A command on the wire: what its reply is counted as.
+struct in_flight {
+  cmd_type type;
+  bool follow_up;        // the ZREM or SADD of a non-atomic release (errors only)
+  std::int64_t sent_ns;  // wall nanoseconds since the start
+  std::string list;      // a non-atomic release's list (its ZREM's key)
+};
+
+// One client thread: a queue fed by the dispatcher, and its share of the connections
+// (K / T of them) driven by one multiplexer, each with up to `pipeline` commands in flight.
 struct client {
   std::mutex m;
   std::condition_variable cv;
   std::deque<job> q;
   bool done = false;
+  std::vector<std::unique_ptr<connection>> conns;
+  std::unique_ptr<multiplexer> mux;  // over conns; wakes the thread when a job is queued
   command_load stats[t_count];
   sim::log_histogram lag;
   std::string error;
@@ -79,88 +92,126 @@ bool verified(client& c, const token_signer* signer, const job& j) {
   return ok;
 }
 
-void client_loop(client& c, std::unique_ptr<connection> conn, clock_type::time_point t0,
-                 std::size_t pipeline, std::atomic<bool>& broken, const token_signer* signer) {
-  std::vector<job> batch;
+// The client thread's loop: queue -> backlog -> wire, then one multiplexer step.
+template <class Since, class OnReply, class OnFailure>
+void serve(client& c, multiplexer& mux, unsigned threads, std::vector<std::deque<job>>& backlog,
+           std::vector<std::deque<in_flight>>& wire, std::size_t& backlogged, std::size_t pipeline,
+           std::size_t backlog_cap, const token_signer* signer, const Since& since_t0,
+           const OnReply& on_reply, const OnFailure& on_failure) {
+  const std::size_t n = mux.size();
   for (;;) {
+    bool finished = false;
     {
-      std::unique_lock lock(c.m);
-      c.cv.wait(lock, [&] { return !c.q.empty() || c.done; });
-      if (c.q.empty() && c.done) return;
-      while (!c.q.empty() && batch.size() < pipeline) {
-        if (verified(c, signer, c.q.front())) batch.push_back(std::move(c.q.front()));
+      std::lock_guard lock(c.m);
+      while (!c.q.empty() && backlogged < backlog_cap) {
+        auto& j = c.q.front();
+        backlog[j.conn / threads].push_back(std::move(j));
+        ++backlogged;
         c.q.pop_front();
       }
+      finished = c.done && c.q.empty();
     }
     c.cv.notify_all();  // room in the queue for the dispatcher
-    if (!conn) {
-      for (auto& j : batch) ++c.stats[j.type].errors;
-      batch.clear();
-      continue;
-    }
-    auto sent = clock_type::now();
-    auto sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - t0).count();
-    try {
-      std::vector<std::string> list_of(batch.size());
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        auto& j = batch[i];
-        if (j.type == t_release) j.args[1] = conn->script_at(0).sha;
-        if (j.type == t_zrange_release) list_of[i] = j.args[1];
-        c.lag.add(std::max<std::int64_t>(sent_ns - j.due_ns, 0));
-        conn->append(std::move(j.args));
-      }
-      // The second round trip of non-atomic releases: ZREM and SADD of what each ZRANGE read.
-      std::vector<std::vector<std::string>> then;
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        auto& j = batch[i];
-        reply r = conn->read();
-        if ((j.type == t_release || j.type == t_zrange_release) && r.type == reply::kind::array) {
-          for (const auto& m : r.elements) c.handed.push_back(token_of_member(m.str));
-          if (j.type == t_zrange_release && !r.elements.empty()) {
-            std::vector<std::string> zrem{"ZREM", list_of[i]}, sadd{"SADD", c.released_key};
-            for (const auto& m : r.elements) {
-              zrem.push_back(m.str);
-              sadd.push_back(m.str);
-            }
-            then.push_back(std::move(zrem));
-            then.push_back(std::move(sadd));
-          }
-        }
-        auto now = clock_type::now();
-        auto& s = c.stats[j.type];
-        if (r.type == reply::kind::error) {
-          ++s.errors;
-          if (c.error.empty()) c.error = r.str;
+    const auto sent_ns = since_t0(clock_type::now());
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& b = backlog[i];
+      while (!b.empty() && (!mux.alive(i) || mux.in_flight(i) < pipeline)) {
+        job j = std::move(b.front());
+        b.pop_front();
+        --backlogged;
+        if (!verified(c, signer, j)) continue;
+        if (!mux.alive(i)) {
+          ++c.stats[j.type].errors;
           continue;
         }
-        ++s.completed;
-        s.latency_ns.add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sent).count());
-        bump(s.completed_per_s,
-             std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
+        if (j.type == t_release) j.args[1] = mux.at(i).script_at(0).sha;
+        c.lag.add(std::max<std::int64_t>(sent_ns - j.due_ns, 0));
+        std::string list = j.type == t_zrange_release ? j.args[1] : std::string();
+        mux.append(i, std::move(j.args));
+        wire[i].push_back({j.type, false, sent_ns, std::move(list)});
       }
-      for (auto& cmd : then) conn->append(std::move(cmd));
-      for (std::size_t i = 0; i < then.size(); ++i) {
-        reply r = conn->read();
-        if (r.type == reply::kind::error) {
-          ++c.stats[t_zrange_release].errors;
-          if (c.error.empty()) c.error = r.str;
-        }
-      }
-    } catch (const redis_error& e) {
-      // The connection is gone: count what was in flight and stop this client.
-      for (auto& j : batch) {
-        auto& s = c.stats[j.type];
-        if (e.kind() == error_kind::timeout)
-          ++s.timeouts;
-        else
-          ++s.errors;
-      }
-      if (c.error.empty()) c.error = e.what();
-      conn.reset();
-      broken = true;  // the dispatcher stops: nobody would send this client's commands
     }
-    batch.clear();
+    if (finished && backlogged == 0 && mux.in_flight() == 0) return;
+    // Replies, or a job queued (wake), or a look at the queue at least every 50 ms.
+    mux.step(std::chrono::milliseconds(50), on_reply, on_failure);
   }
+}
+
+// One of `threads` client threads: connection g of all K is its local g / threads. Jobs move
+// from the shared queue to a backlog per connection (bounded by `backlog_cap` in all, so the
+// dispatcher's back-pressure holds) and from there onto the wire while the connection has
+// fewer than `pipeline` commands in flight.
+void client_loop(client& c, unsigned threads, clock_type::time_point t0, std::size_t pipeline,
+                 std::size_t backlog_cap, std::atomic<bool>& broken, const token_signer* signer) {
+  multiplexer& mux = *c.mux;
+  const std::size_t n = mux.size();
+  std::vector<std::deque<job>> backlog(n);
+  std::vector<std::deque<in_flight>> wire(n);
+  std::size_t backlogged = 0;
+  auto since_t0 = [&](clock_type::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - t0).count();
+  };
+  auto on_reply = [&](std::size_t i, std::uint64_t, reply&& r) {
+    in_flight f = std::move(wire[i].front());
+    wire[i].pop_front();
+    auto& s = c.stats[f.type];
+    if (r.type == reply::kind::error) {
+      ++s.errors;
+      if (c.error.empty()) c.error = r.str;
+      return;
+    }
+    if (f.follow_up) return;
+    if ((f.type == t_release || f.type == t_zrange_release) && r.type == reply::kind::array) {
+      for (const auto& m : r.elements) c.handed.push_back(token_of_member(m.str));
+      // The second round trip of a non-atomic release: ZREM and SADD of what ZRANGE read.
+      if (f.type == t_zrange_release && !r.elements.empty()) {
+        std::vector<std::string> zrem{"ZREM", f.list}, sadd{"SADD", c.released_key};
+        for (const auto& m : r.elements) {
+          zrem.push_back(m.str);
+          sadd.push_back(m.str);
+        }
+        mux.append(i, std::move(zrem));
+        mux.append(i, std::move(sadd));
+        wire[i].push_back({t_zrange_release, true, 0, {}});
+        wire[i].push_back({t_zrange_release, true, 0, {}});
+      }
+    }
+    auto now = since_t0(clock_type::now());
+    ++s.completed;
+    s.latency_ns.add(now - f.sent_ns);
+    bump(s.completed_per_s, now);
+  };
+  auto on_failure = [&](std::size_t i, const redis_error& e, std::vector<std::uint64_t>) {
+    // The connection is gone: count what was in flight on it; the run stops.
+    for (const auto& f : wire[i]) {
+      auto& s = c.stats[f.type];
+      if (e.kind() == error_kind::timeout)
+        ++s.timeouts;
+      else
+        ++s.errors;
+    }
+    wire[i].clear();
+    if (c.error.empty()) c.error = e.what();
+    broken = true;  // the dispatcher stops: nobody would send this connection's commands
+  };
+  try {
+    serve(c, mux, threads, backlog, wire, backlogged, pipeline, backlog_cap, signer, since_t0,
+          on_reply, on_failure);
+  } catch (const std::exception& e) {
+    // poll() itself failed: count everything this thread holds as errors and stop the run
+    // (done unblocks a dispatcher waiting for room in the queue).
+    std::lock_guard lock(c.m);
+    for (const auto& w : wire)
+      for (const auto& f : w) ++c.stats[f.type].errors;
+    for (const auto& b : backlog)
+      for (const auto& j : b) ++c.stats[j.type].errors;
+    for (const auto& j : c.q) ++c.stats[j.type].errors;
+    c.q.clear();
+    c.done = true;
+    if (c.error.empty()) c.error = e.what();
+    broken = true;
+  }
+  c.cv.notify_all();
 }
 
 // The scenario's operations in virtual time, with an in-memory model of the lists so the
@@ -386,17 +437,31 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
                                        "client with its own connection",
                                        releasers),
                            std::to_string(k));
+  const unsigned nthreads = std::max(1u, opt.threads);
+  if (nthreads > k)
+    throw sim::input_error("--threads",
+                           fmt::format("at most --clients ({}): each thread drives some of the "
+                                       "connections",
+                                       k),
+                           std::to_string(nthreads));
+  const std::size_t pipeline = std::max<std::size_t>(1, opt.pipeline);
+  const std::size_t queue_cap = 4 * pipeline + 1024;  // per connection: back-pressure at max speed
   std::vector<std::unique_ptr<client>> clients;
-  for (unsigned i = 0; i < k; ++i) {
+  for (unsigned t = 0; t < nthreads; ++t) {
     clients.push_back(std::make_unique<client>());
     clients.back()->released_key = keys.released();
   }
-  // Connect every client first: a refused connection or a wrong password fails here, before
-  // anything is sent.
-  std::vector<std::unique_ptr<connection>> conns;
-  for (unsigned i = 0; i < k; ++i) {
-    conns.push_back(std::make_unique<connection>(url, opt.connect));
-    conns.back()->add_script("release", scripts::release);
+  // Connect every connection first: a refused connection or a wrong password fails here,
+  // before anything is sent. Connection g belongs to thread g % T.
+  for (unsigned g = 0; g < k; ++g) {
+    auto conn = std::make_unique<connection>(url, opt.connect);
+    conn->add_script("release", scripts::release);
+    clients[g % nthreads]->conns.push_back(std::move(conn));
+  }
+  for (auto& c : clients) {
+    std::vector<connection*> raw;
+    for (auto& conn : c->conns) raw.push_back(conn.get());
+    c->mux = std::make_unique<multiplexer>(std::move(raw));
   }
   std::atomic<bool> broken{false};
   auto t0 = clock_type::now();
@@ -408,23 +473,24 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
         c->done = true;
       }
       c->cv.notify_all();
+      c->mux->wake();
     }
     for (auto& t : threads) t.join();
   };
-  for (unsigned i = 0; i < k; ++i) {
+  for (unsigned i = 0; i < nthreads; ++i) {
+    const std::size_t share = clients[i]->conns.size();
     try {
-      threads.emplace_back(client_loop, std::ref(*clients[i]), std::move(conns[i]), t0,
-                           std::max<std::size_t>(1, opt.pipeline), std::ref(broken), sign);
+      threads.emplace_back(client_loop, std::ref(*clients[i]), nthreads, t0, pipeline,
+                           share * queue_cap, std::ref(broken), sign);
     } catch (const std::system_error& e) {
       finish_clients();  // nothing was sent yet: the clients started stop at once
-      throw sim::thread_refused("--clients", k, i, e, "give fewer --clients");
+      throw sim::thread_refused("--threads", nthreads, i, e, "give fewer --threads");
     }
   }
   load_result res;
   std::vector<std::uint64_t> requested[t_count];
   std::uint64_t count[t_count] = {};
-  std::uint64_t released = 0;                             // members the scenario's releases take
-  const std::size_t queue_cap = 4 * opt.pipeline + 1024;  // back-pressure at max speed
+  std::uint64_t released = 0;  // members the scenario's releases take
   const std::int64_t limit_ns =
       opt.duration_s > 0 ? static_cast<std::int64_t>(opt.duration_s * 1e9) : INT64_MAX;
   std::int64_t v_ns = 0;
@@ -449,24 +515,29 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
             std::min<clock_type::duration>(wait, std::chrono::milliseconds(100)));
       }
     }
-    auto send = [&](std::size_t ci, cmd_type t, std::vector<std::string> a) {
+    auto send = [&](std::size_t conn, cmd_type t, std::vector<std::string> a) {
       bump(requested[t], due);
       ++count[t];
-      auto& c = *clients[ci];
+      auto& c = *clients[conn % nthreads];
+      const std::size_t cap = c.conns.size() * queue_cap;
+      bool was_empty = false;
       {
         std::unique_lock lock(c.m);
-        c.cv.wait(lock, [&] { return c.q.size() < queue_cap || c.done; });
-        c.q.push_back({t, due, std::move(a)});
+        c.cv.wait(lock, [&] { return c.q.size() < cap || c.done; });
+        was_empty = c.q.empty();
+        c.q.push_back({t, static_cast<std::uint32_t>(conn), due, std::move(a)});
       }
-      c.cv.notify_all();
+      // A client thread waiting for replies in poll() sees the job at once (a queue that was
+      // not empty is being drained already).
+      if (was_empty) c.mux->wake();
     };
     if (type == t_release) {
       const std::uint64_t n = std::stoull(args[7]);
       released += n;
       if (!split) {
-        send(0, t_release, std::move(args));  // releases to client 0
+        send(0, t_release, std::move(args));  // releases on connection 0
       } else {
-        // Release r of the tick goes to client r: each on its own connection, at once.
+        // Release r of the tick goes to connection r: each on its own, at once.
         auto parts = split_release(n, releasers);
         for (unsigned r = 0; r < releasers; ++r) {
           if (parts[r] == 0) continue;
@@ -481,7 +552,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
         }
       }
     } else {
-      // A user's commands go to one client, in order (by its member, the last argument).
+      // A user's commands go to one connection, in order (by its member, the last argument).
       const std::string& who = args.empty() ? std::string() : args.back();
       const std::size_t ci = std::hash<std::string_view>{}(who) % k;
       send(ci, type, std::move(args));

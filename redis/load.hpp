@@ -1,10 +1,10 @@
 #pragma once
 // Load mode: the scenario's Redis command stream sent in wall-clock time (virtual time / speed)
-// from K connections: entries (ZADD), the release script every tick, every waiting user's
-// status lookups (ZRANK) as the polling block schedules them (through the per-user status
-// cache unless disabled), abandonment (ZREM). Reports per command type requested vs achieved
-// rates per second, latency quantiles (the project's log histogram), errors, timeouts, and
-// how far behind schedule the commands were sent.
+// from K connections (driven by T client threads, each multiplexing its share): entries (ZADD), the
+// release script every tick, every waiting user's status lookups (ZRANK) as the polling block
+// schedules them (through the per-user status cache unless disabled), abandonment (ZREM). Reports
+// per command type requested vs achieved rates per second, latency quantiles (the project's log
+// histogram), errors, timeouts, and how far behind schedule the commands were sent.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,9 +22,10 @@ namespace waitroom::redis {
 struct load_options {
   double speed = 1.0;         // virtual seconds per wall second
   bool max_speed = false;     // send as fast as Redis answers
-  unsigned clients = 4;       // connections, one thread each
+  unsigned clients = 4;       // connections
+  unsigned threads = 1;       // client threads driving them (redis/multiplex), at most clients
   double duration_s = 0.0;    // wall-clock limit; 0: the scenario's whole stream
-  std::size_t pipeline = 64;  // most commands a client sends at once when behind
+  std::size_t pipeline = 64;  // most commands in flight on a connection when behind
   bool status_cache = true;   // polls within cache_s of the last lookup do not reach Redis
   connect_options connect;
   // Called about once a wall second with a one-line progress summary.

@@ -85,14 +85,17 @@ TEST(RedisThreads, ARefusedReleaserPoolThreadIsAnInputErrorNamingConsumers) {
   }
 }
 
-TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingClients) {
+// The load clients are --threads threads, each multiplexing its share of the --clients
+// connections (redis/multiplex): a refused one names --threads.
+TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingThreads) {
   redis_server s;
   const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
   // A 1 TB stack limit (ulimit -s, in KB) makes every new thread's stack fail to map.
   const std::string cmd = "sh -c 'ulimit -s 1000000000 || exit 99; exec timeout -k 5 60 " +
                           std::string(WAITROOM_BINARY) + " load " + scenario + " --redis " +
                           s.url() +
-                          " --set /arrivals/segments/0/duration_s=2 --speed asap --clients 3' 2>&1";
+                          " --set /arrivals/segments/0/duration_s=2 --speed asap --clients 3 "
+                          "--threads 3' 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
@@ -102,7 +105,7 @@ TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingClients) {
   ASSERT_TRUE(WIFEXITED(status)) << out;
   ASSERT_NE(WEXITSTATUS(status), 99) << "ulimit -s refused: " << out;
   EXPECT_EQ(WEXITSTATUS(status), 2) << out;
-  EXPECT_NE(out.find("waitroom: --clients: expected a number of threads the system can start, "
+  EXPECT_NE(out.find("waitroom: --threads: expected a number of threads the system can start, "
                      "found 3: thread 1 could not be started"),
             std::string::npos)
       << out;
