@@ -1,10 +1,12 @@
-# bash completion for waitroom: commands, then each command's options as its own --help lists
-# them (so it never goes stale), then files. Installed by `cmake --install` to
-# share/bash-completion/completions; or `source cli/completion/waitroom.bash`.
+# bash completion for waitroom: the commands the program's --help lists, then each command's
+# options as its own --help lists them (so neither goes stale), then files. Installed by
+# `cmake --install` to share/bash-completion/completions; or `source cli/completion/waitroom.bash`.
 _waitroom() {
   local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}"
-  local commands="run check compare sweep merge plan report estimate validate import"
   if [ "$COMP_CWORD" -eq 1 ]; then
+    local commands
+    commands="$("${COMP_WORDS[0]}" --help 2>/dev/null |
+      awk '$1 == "waitroom" && $2 ~ /^[a-z]+$/ { print $2 }' | sort -u)"
     mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
     return
   fi

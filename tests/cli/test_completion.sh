@@ -12,6 +12,13 @@ complete_line() {  # words... -> COMPREPLY for the last word
 fail=0
 check() { if [ "$2" != "$3" ]; then echo "FAILED $1: got '$2', expected '$3'"; fail=1; fi; }
 check "commands" "$(complete_line pl)" "plan"
+check "load is a command" "$(complete_line lo)" "load"
+# Every command the usage lists is offered (the list once went stale: load was missing).
+listed="$("$binary" --help | awk '$1 == "waitroom" && $2 ~ /^[a-z]+$/ { print $2 }' | sort -u |
+  tr '\n' ' ')"
+check "every command" "$(complete_line '' | tr ' ' '\n' | grep -v -- '^--' | sort -u | tr '\n' ' ')" \
+  "$listed"
+check "at least ten commands" "$([ "$(wc -w <<<"$listed")" -ge 10 ] && echo yes)" "yes"
 check "plan options" "$(complete_line plan --ti)" "--tie"
 check "report options" "$(complete_line report --o)" "--out"
 check "check has no --knob" "$(complete_line check --kn)" ""
