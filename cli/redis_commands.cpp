@@ -594,16 +594,27 @@ int load_command(const std::vector<std::string>& args) {
     redis::load_result r = redis::deleting_keys_on_error(
         url, keys, a.keep, a.opt.connect, [&] { return redis::run_load(sc, url, keys, a.opt); });
     if (a.opt.progress) fmt::print(stderr, "\n");
-    if (!a.keep) {
-      redis::connection cleanup(url, a.opt.connect);
-      redis::delete_keys(cleanup, keys);
-    }
     std::uint64_t failed = 0;
     for (const auto& [name, cl] : r.commands) failed += cl.errors + cl.timeouts;
     if (failed > 0) {
+      // The load's own failure first: when Redis went away mid-run, the cleanup below fails
+      // too, and its "connection refused" must not hide what happened to the commands.
       fmt::print(stderr, "{}", to_table(r, a.opt, url.describe()));
       fmt::print(stderr, "waitroom: load: {} commands failed; first: {}\n", failed, r.first_error);
+      if (!a.keep) {
+        try {
+          redis::connection cleanup(url, a.opt.connect);
+          redis::delete_keys(cleanup, keys);
+        } catch (const redis::redis_error& e) {
+          fmt::print(stderr, "waitroom: load: the run's keys ({}*) could not be deleted: {}\n",
+                     keys.prefix(), e.what());
+        }
+      }
       return exit_redis;
+    }
+    if (!a.keep) {
+      redis::connection cleanup(url, a.opt.connect);
+      redis::delete_keys(cleanup, keys);
     }
     std::string format =
         a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));

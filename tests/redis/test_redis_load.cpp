@@ -1,8 +1,10 @@
 // `waitroom load` end to end against a redis-server of the test's own, and its errors.
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,6 +38,26 @@ TEST(RedisLoad, SendsTheScenariosCommandsAndCleansUp) {
   EXPECT_GT(c["ZADD"]["latency_ms"]["p99"].get<double>(), 0.0);
   waitroom::redis::connection conn(s.parsed_url());
   EXPECT_EQ(conn.call({"DBSIZE"}).integer, 0);  // keys deleted at the end
+}
+
+// Redis killed mid-run: the load's own failure (its table and first error) is what the user
+// reads, then that the keys could not be deleted; exit 6, no result file. Before, the cleanup
+// ran first and its "connection refused" was the only message.
+TEST(RedisLoad, ARedisThatDiesMidRunIsReportedAsTheLoadsFailure) {
+  redis_server s;
+  const auto out = s.dir() + "/load.json";
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    s.crash();
+  });
+  auto r = run("load " + scenario + " --redis " + s.url() +
+               " --speed 1 --duration 8 --clients 2 --out " + out);
+  killer.join();
+  EXPECT_EQ(r.code, 6) << r.out;
+  EXPECT_NE(r.out.find("commands failed; first:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("EVALSHA release"), std::string::npos) << r.out;  // the load's table
+  EXPECT_NE(r.out.find("could not be deleted"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(RedisLoad, TheStatusCacheSavesLookups) {
