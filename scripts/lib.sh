@@ -40,3 +40,27 @@ build() {
   for t in ${WAITROOM_TARGETS:-}; do targets+=(--target "$t"); done
   cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}" >&2
 }
+
+# The Redis client benchmarks' server (scripts/redis-bench, -ab, -ir): a redis-server of their
+# own on a temp unix socket ($dir/r.sock), no persistence, stopped by its pid at exit; sets
+# dir, pid and sha (the release script, loaded).
+start_bench_redis() {
+  dir=$(mktemp -d "/tmp/waitroom-$1-XXXXXX")
+  redis-server --port 0 --unixsocket "$dir/r.sock" --dir "$dir" --save '' --appendonly no \
+    --daemonize no --logfile "$dir/log" &
+  pid=$!
+  trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+  for _ in $(seq 100); do redis-cli -s "$dir/r.sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
+  sha=$(redis-cli -s "$dir/r.sock" script load "$(sed -n '/release = R"lua(/,/)lua";/p' \
+    "$repo_root/redis/scripts.hpp" | sed '1d;$d')")
+}
+
+# redis-benchmark's arguments for the command waitroom_redis_bench calls $1 (zadd, zrank,
+# evalsha), in the array rb.
+bench_command_args() {
+  case $1 in
+    zadd) rb=(ZADD bench:z __rand_int__ m:__rand_int__) ;;
+    zrank) rb=(ZRANK bench:z m:__rand_int__) ;;
+    evalsha) rb=(EVALSHA "$sha" 4 bench:empty bench:rel bench:stats bench:log 1 released:0 "" "") ;;
+  esac
+}
