@@ -37,20 +37,26 @@ struct failure {
   std::vector<std::uint64_t> lost;
 };
 
+// One step, recording every reply and failure.
+void step_once(multiplexer& mux, std::vector<delivered>& got, std::vector<failure>& failed,
+               std::chrono::milliseconds wait) {
+  mux.step(
+      wait,
+      [&](std::size_t c, std::uint64_t t, reply&& r) {
+        got.push_back({c, t, r});
+      },
+      [&](std::size_t c, const redis_error& e, std::vector<std::uint64_t> lost) {
+        failed.push_back({c, e.kind(), e.what(), std::move(lost)});
+      });
+}
+
 // Steps until nothing is in flight or `limit` has passed (the test fails then, never hangs).
 void drain(multiplexer& mux, std::vector<delivered>& got, std::vector<failure>& failed,
            std::chrono::seconds limit = 20s) {
   auto end = std::chrono::steady_clock::now() + limit;
   while (mux.in_flight() > 0) {
     ASSERT_LT(std::chrono::steady_clock::now(), end) << mux.in_flight() << " still in flight";
-    mux.step(
-        100ms,
-        [&](std::size_t c, std::uint64_t t, reply&& r) {
-          got.push_back({c, t, r});
-        },
-        [&](std::size_t c, const redis_error& e, std::vector<std::uint64_t> lost) {
-          failed.push_back({c, e.kind(), e.what(), std::move(lost)});
-        });
+    step_once(mux, got, failed, 100ms);
   }
 }
 
@@ -208,15 +214,7 @@ TEST(RedisMultiplex, AConnectionTheServerClosesFailsAloneWithItsCommands) {
   mux.append(0, {"BLPOP", "mux:nothing", "0"}, 1);
   mux.append(0, {"PING"}, 2);
   mux.append(1, {"PING"}, 3);
-  for (int i = 0; i < 20 && got.empty(); ++i)
-    mux.step(
-        50ms,
-        [&](std::size_t c, std::uint64_t t, reply&& r) {
-          got.push_back({c, t, r});
-        },
-        [&](std::size_t c, const redis_error& e, std::vector<std::uint64_t> lost) {
-          failed.push_back({c, e.kind(), e.what(), std::move(lost)});
-        });
+  for (int i = 0; i < 20 && got.empty(); ++i) step_once(mux, got, failed, 50ms);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].tag, 3u);
   EXPECT_EQ(control.call({"CLIENT", "KILL", "ID", std::to_string(id_a)}).integer, 1);
