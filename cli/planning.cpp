@@ -176,7 +176,7 @@ class shard_args {
   T number(const char* key) const {
     try {
       return whole<T>(at(key));
-    } catch (const nlohmann::json::exception&) {
+    } catch (const shard_fault&) {
       throw sim::input_error(where(key),
                              fmt::format("a whole number up to {}", std::numeric_limits<T>::max()),
                              at(key).dump());
@@ -206,12 +206,12 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
   for (auto& p : points) p.tables.assign(reps, {});
   std::vector<std::vector<bool>> seen(points.size(), std::vector<bool>(reps, false));
   for (std::size_t i = 0; i < shards.size(); ++i) {
-    try {
-      const auto& units = shards[i].at("units");
+    in_shard(paths[i], shards[i], [&] {
+      const auto& units = field(shards[i], "units");
       if (!units.is_array())
         throw sim::input_error(paths[i] + ": /units", "an array of units", "something else");
-      const auto k = whole<std::size_t>(shards[i].at("shard"));
-      const auto n = whole<std::size_t>(shards[i].at("of"));
+      const auto k = whole<std::size_t>(field(shards[i], "shard"));
+      const auto n = whole<std::size_t>(field(shards[i], "of"));
       std::size_t expected = 0;  // units u = point * reps + replication with u mod n = k
       for (std::size_t u = k; u < points.size() * reps; u += n) ++expected;
       if (units.size() != expected)
@@ -227,11 +227,9 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
               fmt::format("point {}, replication {}", pt, r));
         seen[pt][r] = true;
         points[pt].tables[r] = table_from_json(
-            units[u].at("table"), points[pt].scenario.classes.size() + 1, where + "/table");
+            field(units[u], "table"), points[pt].scenario.classes.size() + 1, where + "/table");
       }
-    } catch (const nlohmann::json::exception& e) {
-      throw sim::input_error(paths[i], "a well-formed shard file written by waitroom", e.what());
-    }
+    });
   }
   for (std::size_t pt = 0; pt < points.size(); ++pt)
     for (std::uint32_t r = 0; r < reps; ++r)

@@ -55,16 +55,6 @@ std::string scenario_hash(const models::scenario& s) {
 
 namespace {
 
-// Runs f, turning a damaged shard file's JSON error into one naming the file.
-template <typename F>
-void in_shard(const std::string& path, F&& f) {
-  try {
-    f();
-  } catch (const nlohmann::json::exception& e) {
-    throw sim::input_error(path, "a well-formed shard file written by waitroom", e.what());
-  }
-}
-
 // Exact (bit-for-bit) round trips through JSON: nlohmann writes the shortest text that
 // reads back as the same double.
 json moments_json(const sim::running_moments& m) {
@@ -75,14 +65,29 @@ json moments_json(const sim::running_moments& m) {
 
 sim::running_moments moments_from(const json& j) {
   sim::running_moments::state st;
-  st.n = whole<std::uint64_t>(j.at(0));
+  st.n = whole<std::uint64_t>(item(j, 0));
   if (st.n > 0) {
-    st.mean = j.at(1).get<double>();
-    st.m2 = j.at(2).get<double>();
-    st.min = j.at(3).get<double>();
-    st.max = j.at(4).get<double>();
+    st.mean = number(item(j, 1));
+    st.m2 = number(item(j, 2));
+    st.min = number(item(j, 3));
+    st.max = number(item(j, 4));
   }
   return sim::running_moments::restore(st);
+}
+
+// A histogram's parts, read in the file's order: a call's arguments are evaluated in no set
+// order, and the first damaged value must be the one named.
+struct histogram_parts {
+  std::vector<std::uint64_t> lower, count;
+  std::uint64_t min = 0, max = 0;
+};
+histogram_parts histogram_from(const json& h) {
+  histogram_parts p;
+  p.lower = whole_vector<std::uint64_t>(field(h, "lower"));
+  p.count = whole_vector<std::uint64_t>(field(h, "count"));
+  p.min = whole<std::uint64_t>(field(h, "min"));
+  p.max = whole<std::uint64_t>(field(h, "max"));
+  return p;
 }
 
 // Users still waiting at the end (or who gave up): their histogram, null when there were none.
@@ -100,13 +105,11 @@ json optional_histogram_json(const std::optional<sim::log_histogram>& h) {
 void optional_histogram_from(const json& j, const char* key, std::uint64_t expected,
                              std::optional<sim::log_histogram>& out, const std::string& where,
                              const char* what) {
-  const json& h = j.at(key);
+  const json& h = field(j, key);
   if (!h.is_null()) {
     out.emplace();
-    if (!out->restore(whole_vector<std::uint64_t>(h.at("lower")),
-                      whole_vector<std::uint64_t>(h.at("count")), whole<std::uint64_t>(h.at("min")),
-                      whole<std::uint64_t>(h.at("max"))) ||
-        out->count() != expected)
+    const auto p = histogram_from(h);
+    if (!out->restore(p.lower, p.count, p.min, p.max) || out->count() != expected)
       throw sim::input_error(where + "/" + key, what, "buckets that are not");
   } else if (expected != 0) {
     throw sim::input_error(where + "/" + key, what, "null");
@@ -138,26 +141,24 @@ json waits_json(const models::wait_stats& w) {
 
 models::wait_stats waits_from(const json& j, const std::string& where) {
   models::wait_stats w;
-  w.arrived = whole<std::uint64_t>(j.at("arrived"));
-  w.refused = whole<std::uint64_t>(j.at("refused"));
-  w.abandoned = whole<std::uint64_t>(j.at("abandoned"));
-  w.paid_later = whole<std::uint64_t>(j.at("paid_later"));
-  w.released = whole<std::uint64_t>(j.at("released"));
-  w.waiting_at_end = whole<std::uint64_t>(j.at("waiting_at_end"));
-  w.abandon_s = moments_from(j.at("abandon_s"));
+  w.arrived = whole<std::uint64_t>(field(j, "arrived"));
+  w.refused = whole<std::uint64_t>(field(j, "refused"));
+  w.abandoned = whole<std::uint64_t>(field(j, "abandoned"));
+  w.paid_later = whole<std::uint64_t>(field(j, "paid_later"));
+  w.released = whole<std::uint64_t>(field(j, "released"));
+  w.waiting_at_end = whole<std::uint64_t>(field(j, "waiting_at_end"));
+  w.abandon_s = moments_from(field(j, "abandon_s"));
   optional_histogram_from(j, "abandon_ns", w.abandon_s.count(), w.abandon_ns, where,
                           "the histogram of the waits in abandon_s");
   if (w.abandon_ns) w.abandon_ns->compact();  // as keep_summary_only leaves it
-  w.refused_counted = whole<std::uint64_t>(j.at("refused_counted"));
-  w.censored_s = moments_from(j.at("censored_s"));
+  w.refused_counted = whole<std::uint64_t>(field(j, "refused_counted"));
+  w.censored_s = moments_from(field(j, "censored_s"));
   optional_histogram_from(j, "censored_ns", w.censored_s.count(), w.censored_ns, where,
                           "the histogram of the waits in censored_s");
-  w.wait_s = moments_from(j.at("wait_s"));
-  const auto& h = j.at("wait_ns");
-  if (!w.wait_ns.restore(whole_vector<std::uint64_t>(h.at("lower")),
-                         whole_vector<std::uint64_t>(h.at("count")),
-                         whole<std::uint64_t>(h.at("min")), whole<std::uint64_t>(h.at("max"))) ||
-      w.wait_ns.count() != w.wait_s.count())
+  w.wait_s = moments_from(field(j, "wait_s"));
+  const auto& h = field(j, "wait_ns");
+  const auto p = histogram_from(h);
+  if (!w.wait_ns.restore(p.lower, p.count, p.min, p.max) || w.wait_ns.count() != w.wait_s.count())
     throw sim::input_error(where + "/wait_ns", "the histogram of the waits in wait_s",
                            "buckets that are not");
   w.wait_ns.compact();  // a merged replication keeps its summary only, as a run one does
@@ -175,9 +176,9 @@ json shard_header(const char* command, shard_spec shard, json args, json hashes)
 void check_hash(const std::string& path, const json& shard, std::size_t i,
                 const models::scenario& s, const std::string& scenario_file) {
   std::string theirs;
-  in_shard(path, [&] {
-    const auto& h = shard.at("scenario_sha256");
-    theirs = h.is_array() ? h.at(i).get<std::string>() : h.get<std::string>();
+  in_shard(path, shard, [&] {
+    const auto& h = field(shard, "scenario_sha256");
+    theirs = text(h.is_array() ? item(h, i) : h);
   });
   const std::string ours = scenario_hash(s);
   if (theirs != ours)
@@ -198,10 +199,10 @@ void check_units(const std::vector<std::string>& paths, const std::vector<json>&
                  const std::function<std::size_t(const json&, const std::string&)>& unit_of) {
   std::vector<bool> seen(total, false);
   for (std::size_t i = 0; i < shards.size(); ++i)
-    in_shard(paths[i], [&] {
-      const auto k = whole<std::uint32_t>(shards[i].at("shard"));
-      const auto n = whole<std::uint32_t>(shards[i].at("of"));
-      const auto& units = shards[i].at("units");
+    in_shard(paths[i], shards[i], [&] {
+      const auto k = whole<std::uint32_t>(field(shards[i], "shard"));
+      const auto n = whole<std::uint32_t>(field(shards[i], "of"));
+      const auto& units = field(shards[i], "units");
       std::size_t expected = 0;
       for (std::size_t u = k; u < total; u += n) ++expected;
       if (!units.is_array() || units.size() != expected)
@@ -239,11 +240,11 @@ void adopt_sources(common_args& m, const std::vector<std::string>& paths,
                              "other scenario content in /sources");
   }
   if (first == nullptr) return;
-  in_shard(paths[0], [&] {
+  in_shard(paths[0], shards.front(), [&] {
     if (!first->is_object())
-      throw json::type_error::create(302, "/sources is not an object", first);
+      throw shard_fault(first, {}, "an object of scenario files", models::describe(*first));
     for (const auto& [path, src] : first->items())
-      m.embedded[path] = {src.at("json"), src.at("dir").get<std::string>()};
+      m.embedded[path] = {field(src, "json"), text(field(src, "dir"))};
   });
 }
 
@@ -270,7 +271,7 @@ models::metric_table table_from_json(const json& j, std::size_t rows, const std:
       throw sim::input_error(where, fmt::format("rows of {} metrics", metrics), "another shape");
     models::metric_row r;
     for (const auto& x : row)
-      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
+      r.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : number(x));
     t.push_back(std::move(r));
   }
   return t;
@@ -279,22 +280,23 @@ models::metric_table table_from_json(const json& j, std::size_t rows, const std:
 void check_shard_set(const std::vector<std::string>& paths, const std::vector<json>& shards) {
   const json& first = shards.front();
   std::uint32_t count = 0;
-  in_shard(paths[0], [&] { count = whole<std::uint32_t>(first.at("of")); });
+  in_shard(paths[0], first, [&] { count = whole<std::uint32_t>(field(first, "of")); });
   if (count < 1 || count > 1000000)
     throw sim::input_error(paths[0] + ": /of", "a shard count from 1 to 1000000",
                            std::to_string(count));
   std::vector<bool> seen(count, false);
   for (std::size_t i = 0; i < shards.size(); ++i)
-    in_shard(paths[i], [&] {
+    in_shard(paths[i], shards[i], [&] {
       const auto& sh = shards[i];
       if (sh.value("command", "sweep") != first.value("command", "sweep") ||
-          sh.at("args") != first.at("args") || whole<std::uint32_t>(sh.at("of")) != count)
+          field(sh, "args") != field(first, "args") ||
+          whole<std::uint32_t>(field(sh, "of")) != count)
         throw sim::input_error(paths[i], "a shard of the same job as " + paths[0],
                                "a shard of another job (command, arguments or shard count differ)");
       if (sh.value("scenario_sha256", json()) != first.value("scenario_sha256", json()))
         throw sim::input_error(paths[i], "a shard of the same scenario content as " + paths[0],
                                "another scenario sha256: the scenario changed between shards");
-      const auto k = whole<std::uint32_t>(sh.at("shard"));
+      const auto k = whole<std::uint32_t>(field(sh, "shard"));
       if (k >= count || seen[k])
         throw sim::input_error(paths[i], fmt::format("shard K of {} given once", count),
                                fmt::format("shard {} again", k));
@@ -367,15 +369,15 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
   common_args a = m;
   std::uint64_t seed = 0;
   std::uint32_t reps = 0;
-  in_shard(paths[0], [&] {
-    const json& args = shards.front().at("args");
-    if (args.at("scenario").is_null())
+  in_shard(paths[0], shards.front(), [&] {
+    const json& args = field(shards.front(), "args");
+    if (field(args, "scenario").is_null())
       a.scenario_path.reset();
     else
-      a.scenario_path = args.at("scenario").get<std::string>();
-    a.sets = args.at("sets").get<std::vector<std::string>>();
-    seed = whole<std::uint64_t>(args.at("seed"));
-    reps = whole<std::uint32_t>(args.at("replications"));
+      a.scenario_path = text(field(args, "scenario"));
+    a.sets = texts(field(args, "sets"));
+    seed = whole<std::uint64_t>(field(args, "seed"));
+    reps = whole<std::uint32_t>(field(args, "replications"));
   });
   if (reps < 2 || reps > 100000)
     throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
@@ -390,17 +392,17 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
   const std::size_t rows = s.classes.size() + 1;
   std::vector<reports::replication_summary> sums(reps);
   for (std::size_t i = 0; i < shards.size(); ++i)
-    in_shard(paths[i], [&] {
-      const auto& units = shards[i].at("units");
+    in_shard(paths[i], shards[i], [&] {
+      const auto& units = field(shards[i], "units");
       for (std::size_t k = 0; k < units.size(); ++k) {
         const auto& u = units[k];
         const std::string where = fmt::format("{}: /units/{}", paths[i], k);
-        auto& x = sums[whole<std::size_t>(u.at("replication"))];
-        x.replication = whole<std::uint64_t>(u.at("replication"));
-        x.end_time_s = u.at("end_time_s").get<double>();
-        x.events = whole<std::uint64_t>(u.at("events"));
-        x.table = table_from_json(u.at("table"), rows, where + "/table");
-        const auto& ws = u.at("waits");
+        auto& x = sums[whole<std::size_t>(field(u, "replication"))];
+        x.replication = whole<std::uint64_t>(field(u, "replication"));
+        x.end_time_s = number(field(u, "end_time_s"));
+        x.events = whole<std::uint64_t>(field(u, "events"));
+        x.table = table_from_json(field(u, "table"), rows, where + "/table");
+        const auto& ws = field(u, "waits");
         if (!ws.is_array() || ws.size() != rows)
           throw sim::input_error(where + "/waits", fmt::format("{} wait summaries", rows),
                                  "another shape");
@@ -411,14 +413,17 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
   // The queue series' sums: each shard's, added (integers: the same as one process).
   models::series_bands bands(s.classes.size());
   for (std::size_t i = 0; i < shards.size(); ++i)
-    in_shard(paths[i], [&] {
-      const json& b = shards[i].at("series_bands");
+    in_shard(paths[i], shards[i], [&] {
+      const json& b = field(shards[i], "series_bands");
       models::series_bands one(s.classes.size());
-      if (!one.restore(whole<std::uint64_t>(b.at("replications")),
-                       b.at("t_s").get<std::vector<double>>(),
-                       whole_vector<std::uint64_t>(b.at("sum")),
-                       whole_vector<std::uint64_t>(b.at("squares_high")),
-                       whole_vector<std::uint64_t>(b.at("squares_low"))))
+      // Read in the file's order, so the first damaged value is the one named.
+      const auto replications = whole<std::uint64_t>(field(b, "replications"));
+      auto t_s = numbers(field(b, "t_s"));
+      auto sum = whole_vector<std::uint64_t>(field(b, "sum"));
+      auto high = whole_vector<std::uint64_t>(field(b, "squares_high"));
+      auto low = whole_vector<std::uint64_t>(field(b, "squares_low"));
+      if (!one.restore(replications, std::move(t_s), std::move(sum), std::move(high),
+                       std::move(low)))
         throw sim::input_error(paths[i] + ": /series_bands",
                                fmt::format("{} sums per sample time", one.columns()),
                                "another shape");
@@ -520,12 +525,12 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
   if (m.csv)
     throw sim::input_error("--csv", "no --csv for check shards (use --format csv)", "--csv");
   common_args a = m;
-  in_shard(paths[0], [&] {
-    const json& args = shards.front().at("args");
-    a.sets = args.at("sets").get<std::vector<std::string>>();
-    a.scenario_paths = args.at("scenarios").get<std::vector<std::string>>();
+  in_shard(paths[0], shards.front(), [&] {
+    const json& args = field(shards.front(), "args");
+    a.sets = texts(field(args, "sets"));
+    a.scenario_paths = texts(field(args, "scenarios"));
     a.seed.reset();
-    if (!args.at("seed").is_null()) a.seed = whole<std::uint64_t>(args.at("seed"));
+    if (!field(args, "seed").is_null()) a.seed = whole<std::uint64_t>(field(args, "seed"));
   });
   std::vector<models::scenario> scenarios;
   for (const auto& p : a.scenario_paths) {
@@ -547,13 +552,13 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     tables[i].resize(scenarios[i].sla->replications);
   for (std::size_t i = 0; i < shards.size(); ++i)
-    in_shard(paths[i], [&] {
-      const auto& units = shards[i].at("units");
+    in_shard(paths[i], shards[i], [&] {
+      const auto& units = field(shards[i], "units");
       for (std::size_t k = 0; k < units.size(); ++k) {
         const auto& u = units[k];
-        const auto sc = whole<std::size_t>(u.at("scenario"));
-        tables[sc][whole<std::size_t>(u.at("replication"))] =
-            table_from_json(u.at("table"), scenarios[sc].classes.size() + 1,
+        const auto sc = whole<std::size_t>(field(u, "scenario"));
+        tables[sc][whole<std::size_t>(field(u, "replication"))] =
+            table_from_json(field(u, "table"), scenarios[sc].classes.size() + 1,
                             fmt::format("{}: /units/{}/table", paths[i], k));
       }
     });

@@ -16,36 +16,9 @@
 #include "cli_support.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "shard_reader.hpp"
 
 namespace waitroom::cli {
-
-// A whole number read from a shard: nlohmann's get<unsigned type> casts a float to it (UB
-// past the type's range: fuzz_shard found 1.5e20 in a wait count) and wraps a negative or a
-// too large integer. Anything but a whole number in T's range throws json's type_error,
-// which merge reports as a damaged file (exit 2).
-template <class T>
-T whole(const nlohmann::json& j) {
-  static_assert(std::is_unsigned_v<T>);
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() <= std::numeric_limits<T>::max())
-    return static_cast<T>(j.get<std::uint64_t>());
-  if (j.is_number_integer() && j.get<std::int64_t>() >= 0 &&
-      static_cast<std::uint64_t>(j.get<std::int64_t>()) <= std::numeric_limits<T>::max())
-    return static_cast<T>(j.get<std::int64_t>());
-  throw nlohmann::json::type_error::create(302,
-                                           "expected a whole number from 0 to " +
-                                               std::to_string(std::numeric_limits<T>::max()) +
-                                               ", found " + j.dump(),
-                                           &j);
-}
-template <class T>
-std::vector<T> whole_vector(const nlohmann::json& j) {
-  if (!j.is_array())
-    throw nlohmann::json::type_error::create(302, "expected an array, found " + j.dump(), &j);
-  std::vector<T> out;
-  out.reserve(j.size());
-  for (const auto& x : j) out.push_back(whole<T>(x));
-  return out;
-}
 
 struct shard_spec {
   std::uint32_t index = 0;

@@ -340,21 +340,84 @@ TEST(Inputs, ShardCountsThatAreNotWholeNumbersAreRefused) {
   const auto original = nlohmann::json::parse(slurp(files[0]));
   for (const nlohmann::json& bad_value :
        {nlohmann::json(1.5e20), nlohmann::json(-1), nlohmann::json(2.5), nlohmann::json(-1e300)}) {
-    auto edit = [&](const std::function<void(nlohmann::json&)>& f) {
+    // The message names the file and the value's JSON pointer in it.
+    auto edit = [&](const std::string& pointer) {
       auto j = original;
-      f(j);
+      j[nlohmann::json::json_pointer(pointer)] = bad_value;
       const std::string bad = write(dir / "bad.json", j.dump());
       auto r = run("merge " + bad + " " + files[1] + " --format json");
       EXPECT_EQ(r.code, 2) << bad_value << ": " << r.err;
-      EXPECT_TRUE(has(r.err, bad)) << r.err;
-      EXPECT_TRUE(has(r.err, "expected a whole number from 0 to")) << bad_value << ": " << r.err;
+      EXPECT_TRUE(has(r.err, bad + ": " + pointer + ": expected a whole number from 0 to"))
+          << bad_value << ": " << r.err;
     };
-    edit([&](auto& j) { j["units"][0]["waits"][0]["arrived"] = bad_value; });
-    edit([&](auto& j) { j["units"][0]["waits"][1]["wait_ns"]["count"][0] = bad_value; });
-    edit([&](auto& j) { j["units"][0]["events"] = bad_value; });
-    edit([&](auto& j) { j["series_bands"]["sum"][0] = bad_value; });
-    edit([&](auto& j) { j["of"] = bad_value; });
+    edit("/units/0/waits/0/arrived");
+    edit("/units/0/waits/1/wait_ns/count/0");
+    edit("/units/0/events");
+    edit("/series_bands/sum/0");
+    edit("/of");
   }
+}
+
+// Every value a run or check shard holds, missing or of the wrong type, is named by the
+// file and its JSON pointer (they were named by the file and nlohmann's "key 'arrived' not
+// found" or "type must be number, but is string").
+TEST(Inputs, DamagedRunAndCheckShardsAreNamedByTheirJsonPointer) {
+  fs::path dir = temp_dir("pointer");
+  auto shards = [&](const std::string& args, const std::string& stem) {
+    std::vector<std::string> files;
+    for (int k = 0; k < 2; ++k) {
+      files.push_back((dir / (stem + std::to_string(k) + ".json")).string());
+      auto r = run(args + " --shard " + std::to_string(k) + "/2 --out " + files.back());
+      EXPECT_EQ(r.code, 0) << r.err;
+    }
+    // 0, or 1 for an SLA the check finds broken: the undamaged shards merge.
+    EXPECT_LE(run("merge " + files[0] + " " + files[1] + " --format json").code, 1);
+    return files;
+  };
+  const auto runs = shards("run " + scenario("clinic_ratio.json") +
+                               " --set /arrivals/segments/0/duration_s=60 --replications 2",
+                           "run");
+  const auto checks = shards("check " + scenario("priority_mm1.json") +
+                                 " --set /run/horizon_s=100 --set /sla/replications=2",
+                             "check");
+  // Both shards edited alike (so they still agree with each other and reach the reading);
+  // `says`: the message after the first file's name.
+  auto refused = [&](const std::vector<std::string>& files, const std::string& says,
+                     const std::function<void(nlohmann::json&)>& edit) {
+    std::string bad[2];
+    for (int k = 0; k < 2; ++k) {
+      auto j = nlohmann::json::parse(slurp(files[k]));
+      edit(j);
+      bad[k] = write(dir / ("bad" + std::to_string(k) + ".json"), j.dump());
+    }
+    auto r = run("merge " + bad[0] + " " + bad[1] + " --format json");
+    EXPECT_EQ(r.code, 2) << says << ": " << r.err;
+    EXPECT_TRUE(has(r.err, bad[0] + ": " + says)) << says << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  };
+  using nlohmann::json;
+  refused(runs, "/units/0/waits/1/arrived: expected the value waitroom writes there, found none",
+          [](json& j) { j["units"][0]["waits"][1].erase("arrived"); });
+  refused(runs, "/units/0/waits/0/wait_s/1: expected a number, found a string",
+          [](json& j) { j["units"][0]["waits"][0]["wait_s"][1] = "x"; });
+  refused(runs, "/units/0/waits/0/wait_s: expected an array of more than 1 values, found",
+          [](json& j) { j["units"][0]["waits"][0]["wait_s"] = json::array({3}); });
+  refused(runs, "/units/0/end_time_s: expected a number, found a boolean",
+          [](json& j) { j["units"][0]["end_time_s"] = true; });
+  refused(runs, "/units/0/waits/2/abandon_ns/lower: expected the value waitroom writes there",
+          [](json& j) { j["units"][0]["waits"][2]["abandon_ns"] = json::object(); });
+  refused(runs, "/series_bands/t_s/0: expected a number, found null",
+          [](json& j) { j["series_bands"]["t_s"][0] = nullptr; });
+  refused(runs, "/args/sets: expected an array of strings, found a number",
+          [](json& j) { j["args"]["sets"] = 3; });
+  refused(runs, "/units/0/table/0/1: expected a number, found an array",
+          [](json& j) { j["units"][0]["table"][0][1] = json::array(); });
+  refused(runs, "/scenario_sha256: expected a string, found an object",
+          [](json& j) { j["scenario_sha256"] = json::object(); });
+  refused(checks, "/args/scenarios/0: expected a string, found a number",
+          [](json& j) { j["args"]["scenarios"][0] = 1; });
+  refused(checks, "/units/0/table: expected the value waitroom writes there, found none",
+          [](json& j) { j["units"][0].erase("table"); });
 }
 
 TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
