@@ -9,11 +9,20 @@
 // Invariants: every inner node keeps, for each child, the child's entry count and the
 // exact smallest key of the child's subtree (so separators never name a removed member,
 // and ids can be reused by the store). All operations are O(log n).
+//
+// The tail's ties, unordered until needed: scores by arrival time in whole milliseconds tie
+// by the hundred at a flash crowd's rate, and each arrival used to be placed at a random
+// point of its millisecond's run (a search with unpredictable branches and a shift of half
+// the run: a quarter of the flash crowd's time at 10M users, docs/perf.md). With integer
+// tie keys, entries whose score is above every score in the tree wait in `pending_` in
+// arrival order; they are sorted by tie key once and appended when a higher score comes, or
+// when an operation needs them in order (a release reaching them). The order is the same.
 #include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -34,10 +43,11 @@ class order_tree {
 
   explicit order_tree(const Store* store) : store_(store) { root_ = new_leaf(); }
 
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return size_ + pending_.size(); }
   std::size_t memory_bytes() const {
     return leaves_.memory_bytes() + inners_.memory_bytes() +
-           (free_leaves_.capacity() + free_inners_.capacity()) * sizeof(std::uint32_t);
+           (free_leaves_.capacity() + free_inners_.capacity()) * sizeof(std::uint32_t) +
+           pending_.capacity() * sizeof(pending);
   }
   std::size_t leaf_count() const { return leaves_.size() - free_leaves_.size(); }
 
@@ -67,6 +77,150 @@ class order_tree {
   }
 
   void insert(double score, std::uint32_t id) {
+    if constexpr (buffers_ties) {
+      if (!pending_.empty()) {
+        if (score == pending_score_) {
+          pending_.push_back({store_->tie_key(id), id});
+          return;
+        }
+        if (score < pending_score_) {  // before the whole run (a VIP cutting in)
+          insert_in_tree(score, id);
+          return;
+        }
+        seal();
+      }
+      if (size_ == 0 || score > tree_max_) {
+        if (ties_at_tail_) {
+          pending_score_ = score;
+          pending_.push_back({store_->tie_key(id), id});
+          return;
+        }
+      } else if (score == tree_max_) {
+        ties_at_tail_ = true;  // the next new score starts a run
+      }
+    }
+    insert_in_tree(score, id);
+  }
+
+  bool erase(double score, std::uint32_t id) {
+    if (!pending_.empty() && score == pending_score_) {  // the tree holds no such score
+      for (auto& p : pending_)
+        if (p.id == id) {
+          p = pending_.back();
+          pending_.pop_back();
+          return true;
+        }
+      return false;
+    }
+    return erase_in_tree(score, id);
+  }
+
+  // Removes the n smallest entries (n <= size()), calling f(zentry) for each in order.
+  template <class F>
+  void pop_front(std::size_t n, F&& f) {
+    if (n > size_) seal();
+    pop_in_tree(n, f);
+  }
+
+  // Number of entries that come before (score, id) in the order.
+  std::size_t rank(double score, std::uint32_t id) const {
+    const probe key = make_probe(score, id);
+    const std::size_t in_tree =
+        count_prefix([&](double s, std::uint32_t i) { return entry_less(s, i, key); });
+    if (pending_.empty() || score < pending_score_) return in_tree;
+    if (score > pending_score_) return in_tree + pending_.size();
+    std::size_t before = 0;
+    if constexpr (buffers_ties)
+      for (const auto& p : pending_) before += p.id != id && p.tie < key.tie ? 1 : 0;
+    return in_tree + before;
+  }
+  // Number of entries with score < s (or <= s when inclusive).
+  std::size_t count_below(double s, bool inclusive) const {
+    std::size_t n = inclusive ? count_prefix([&](double x, std::uint32_t) { return x <= s; })
+                              : count_prefix([&](double x, std::uint32_t) { return x < s; });
+    if (!pending_.empty() && (inclusive ? pending_score_ <= s : pending_score_ < s))
+      n += pending_.size();
+    return n;
+  }
+
+  zentry at(std::size_t r) const {
+    if (r >= size_) return {pending_score_, sorted_pending()[r - size_].id};
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      const inner& in = inners_[node];
+      std::uint32_t i = 0;
+      while (r >= in.count[i]) r -= in.count[i++];
+      node = in.child[i];
+    }
+    const leaf& lf = leaves_[node];
+    return {lf.score[r], lf.id[r]};
+  }
+
+  // Calls f(zentry) for ranks [from, to) in order.
+  template <class F>
+  void for_range(std::size_t from, std::size_t to, F&& f) const {
+    const std::size_t end = std::min(to, size_);
+    while (from < end) {
+      std::size_t r = from;
+      std::uint32_t node = root_;
+      for (int d = 0; d < height_; ++d) {
+        const inner& in = inners_[node];
+        std::uint32_t i = 0;
+        while (r >= in.count[i]) r -= in.count[i++];
+        node = in.child[i];
+      }
+      const leaf& lf = leaves_[node];
+      for (auto k = static_cast<std::uint32_t>(r); k < lf.n && from < end; ++k, ++from)
+        f(zentry{lf.score[k], lf.id[k]});
+    }
+    if (from >= to) return;
+    const auto run = sorted_pending();
+    for (; from < to; ++from) f(zentry{pending_score_, run[from - size_].id});
+  }
+
+  // Checks every invariant; for tests. Returns false at the first violation.
+  bool check() const {
+    std::size_t n = 0;
+    zentry last{};
+    bool has_last = false;
+    bool ok = check_node(root_, height_, n, last, has_last);
+    if (!pending_.empty() && has_last && !(last.score < pending_score_)) return false;
+    if constexpr (buffers_ties)
+      for (const auto& p : pending_)
+        if (p.tie != store_->tie_key(p.id) || store_->score(p.id) != pending_score_) return false;
+    return ok && n == size_;
+  }
+
+ private:
+  using tie_type = decltype(std::declval<const Store&>().tie_key(0u));
+  // Only integer tie keys are kept beside the pending entries (a string_view could dangle).
+  static constexpr bool buffers_ties = std::is_integral_v<tie_type>;
+  struct pending {
+    std::conditional_t<buffers_ties, tie_type, std::uint64_t> tie;
+    std::uint32_t id;
+  };
+
+  std::vector<pending> sorted_pending() const {
+    std::vector<pending> run = pending_;
+    std::sort(run.begin(), run.end(),
+              [](const pending& a, const pending& b) { return a.tie < b.tie; });
+    return run;
+  }
+  // The pending run into the tree, in order: appends at the tail.
+  void seal() {
+    if (pending_.empty()) return;
+    // A run of one: that score had no ties, so the next scores go straight into the tree
+    // until a tie at the tail shows again (scores in microseconds rarely tie).
+    ties_at_tail_ = pending_.size() > 1;
+    if (ties_at_tail_)
+      std::sort(pending_.begin(), pending_.end(),
+                [](const pending& a, const pending& b) { return a.tie < b.tie; });
+    for (const auto& p : pending_) insert_in_tree(pending_score_, p.id);
+    pending_.clear();
+  }
+
+  void insert_in_tree(double score, std::uint32_t id) {
+    tree_max_ = size_ == 0 ? score : std::max(tree_max_, score);
     const probe key = make_probe(score, id);
     std::array<step, max_height> path;
     std::uint32_t node = root_;
@@ -79,7 +233,10 @@ class order_tree {
     }
     ++size_;
     leaf& lf = leaves_[node];
-    std::uint32_t pos = lower_bound(lf, key);
+    // An append (a run's sorted entries, an arrival after every score) is one comparison.
+    const std::uint32_t pos = lf.n > 0 && entry_less(lf.score[lf.n - 1], lf.id[lf.n - 1], key)
+                                  ? lf.n
+                                  : lower_bound(lf, key);
     if (lf.n < leaf_capacity) {
       leaf_insert(lf, pos, score, id);
       if (pos == 0) fix_min_upward(path, height_, score, id);
@@ -106,7 +263,7 @@ class order_tree {
     insert_child_upward(path, height_, l.n, right, r.n, r.score[0], r.id[0]);
   }
 
-  bool erase(double score, std::uint32_t id) {
+  bool erase_in_tree(double score, std::uint32_t id) {
     const probe key = make_probe(score, id);
     std::array<step, max_height> path;
     std::uint32_t node = root_;
@@ -134,9 +291,8 @@ class order_tree {
     return true;
   }
 
-  // Removes the n smallest entries (n <= size()), calling f(zentry) for each in order.
   template <class F>
-  void pop_front(std::size_t n, F&& f) {
+  void pop_in_tree(std::size_t n, F& f) {
     while (n > 0) {
       std::array<step, max_height> path;
       std::uint32_t node = root_;
@@ -162,57 +318,6 @@ class order_tree {
     }
   }
 
-  // Number of entries that come before (score, id) in the order.
-  std::size_t rank(double score, std::uint32_t id) const {
-    const probe key = make_probe(score, id);
-    return count_prefix([&](double s, std::uint32_t i) { return entry_less(s, i, key); });
-  }
-  // Number of entries with score < s (or <= s when inclusive).
-  std::size_t count_below(double s, bool inclusive) const {
-    if (inclusive) return count_prefix([&](double x, std::uint32_t) { return x <= s; });
-    return count_prefix([&](double x, std::uint32_t) { return x < s; });
-  }
-
-  zentry at(std::size_t r) const {
-    std::uint32_t node = root_;
-    for (int d = 0; d < height_; ++d) {
-      const inner& in = inners_[node];
-      std::uint32_t i = 0;
-      while (r >= in.count[i]) r -= in.count[i++];
-      node = in.child[i];
-    }
-    const leaf& lf = leaves_[node];
-    return {lf.score[r], lf.id[r]};
-  }
-
-  // Calls f(zentry) for ranks [from, to) in order.
-  template <class F>
-  void for_range(std::size_t from, std::size_t to, F&& f) const {
-    while (from < to) {
-      std::size_t r = from;
-      std::uint32_t node = root_;
-      for (int d = 0; d < height_; ++d) {
-        const inner& in = inners_[node];
-        std::uint32_t i = 0;
-        while (r >= in.count[i]) r -= in.count[i++];
-        node = in.child[i];
-      }
-      const leaf& lf = leaves_[node];
-      for (auto k = static_cast<std::uint32_t>(r); k < lf.n && from < to; ++k, ++from)
-        f(zentry{lf.score[k], lf.id[k]});
-    }
-  }
-
-  // Checks every invariant; for tests. Returns false at the first violation.
-  bool check() const {
-    std::size_t n = 0;
-    zentry last{};
-    bool has_last = false;
-    bool ok = check_node(root_, height_, n, last, has_last);
-    return ok && n == size_;
-  }
-
- private:
   static constexpr int max_height = 16;
 
   struct leaf {
@@ -559,7 +664,13 @@ class order_tree {
   std::vector<std::uint32_t> free_inners_;
   std::uint32_t root_ = 0;
   int height_ = 0;
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;  // entries in the tree (pending_ apart)
+  std::vector<pending> pending_;
+  double pending_score_ = 0.0;
+  // At least the largest score in the tree (erases leave it high: then a run is not started
+  // where it could have been, never started where it must not).
+  double tree_max_ = 0.0;
+  bool ties_at_tail_ = true;  // whether new scores start a pending run
 };
 
 }  // namespace waitroom::models

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 
@@ -152,6 +153,101 @@ TEST(Zset, RandomisedAgainstReference) {
   std::size_t in_range = 0;
   for (auto& k : ref) in_range += k.first >= 100 && k.first < 900;
   EXPECT_EQ(z.zcount({100}, {900, true}), in_range);
+}
+
+// A millisecond's ties wait unordered at the tail until something needs their order
+// (order_tree.hpp): every operation while such a run is pending (the rank, range, count and
+// removal of its members, a pop reaching into it, a member moved out of it, an entry below
+// it) against std::set, with the tree's invariants checked after each.
+TEST(Zset, OperationsOnAPendingTieRunAgainstReference) {
+  token_zset z(4242);
+  auto key = [&](double s, std::uint32_t id) { return std::pair{s, z.store().token(id)}; };
+  std::set<std::pair<double, std::uint64_t>> ref;
+  std::map<std::uint64_t, std::uint32_t> id_of;  // token -> member
+  waitroom::sim::rng r(5);
+  std::uint32_t next_id = 0;
+  auto add = [&](double s) {
+    z.zadd(s, next_id);
+    ref.insert(key(s, next_id));
+    id_of[z.store().token(next_id)] = next_id;
+    ++next_id;
+  };
+  auto rank_of = [&](std::set<std::pair<double, std::uint64_t>>::iterator it) {
+    return static_cast<std::uint64_t>(std::distance(ref.begin(), it));
+  };
+  for (int ms = 0; ms < 3000; ++ms) {
+    const auto ties = 1 + r.below(40);
+    for (std::uint64_t k = 0; k < ties; ++k) add(ms);
+    // The run of this millisecond: members with score ms, in the reference's order.
+    auto run_begin = ref.lower_bound({static_cast<double>(ms), 0});
+    const auto pick = [&] {
+      auto it = run_begin;
+      std::advance(it, static_cast<std::ptrdiff_t>(r.below(
+                           static_cast<std::uint64_t>(std::distance(run_begin, ref.end())))));
+      return it;
+    };
+    switch (r.below(8)) {
+      case 0: {  // ZRANK of a pending member
+        auto it = pick();
+        ASSERT_EQ(*z.zrank(id_of[it->second]), rank_of(it)) << "ms " << ms;
+        break;
+      }
+      case 1: {  // ZRANGE over the run's end
+        const auto n = static_cast<std::int64_t>(ref.size());
+        const auto from = std::max<std::int64_t>(0, n - 1 - static_cast<std::int64_t>(ties) - 3);
+        auto got = z.zrange(from, n - 1);
+        auto it = std::next(ref.begin(), from);
+        for (auto& [m, s] : got) ASSERT_EQ(key(s, m), *it++) << "ms " << ms;
+        ASSERT_EQ(it, ref.end());
+        break;
+      }
+      case 2: {  // ZREM of a pending member
+        auto it = pick();
+        ASSERT_EQ(z.zrem(id_of[it->second]), 1);
+        ref.erase(it);
+        break;
+      }
+      case 3: {  // ZCOUNT with the run inside and outside the range
+        std::size_t below = 0, upto = 0;
+        for (auto& k : ref) {
+          below += k.first < ms;
+          upto += k.first <= ms;
+        }
+        ASSERT_EQ(z.zcount({-1e9}, {static_cast<double>(ms), true}), below);
+        ASSERT_EQ(z.zcount({-1e9}, {static_cast<double>(ms)}), upto);
+        break;
+      }
+      case 4: {  // a pop reaching into the run
+        const auto n = ref.size() - r.below(ties);
+        auto popped = z.zpopmin(static_cast<std::int64_t>(n));
+        ASSERT_EQ(popped.size(), n) << "ms " << ms;
+        for (auto& [m, s] : popped) {
+          ASSERT_EQ(key(s, m), *ref.begin()) << "ms " << ms;
+          ref.erase(ref.begin());
+        }
+        break;
+      }
+      case 5: {  // a pending member moved below the run, then one more tie
+        auto it = pick();
+        const std::uint32_t m = id_of[it->second];
+        ref.erase(it);
+        z.zadd(ms - 0.5, m);
+        ref.insert(key(ms - 0.5, m));
+        add(ms);
+        break;
+      }
+      case 6:  // an entry below the run (a VIP 10 s back) while it is pending
+        add(ms - 10000.0);
+        break;
+      default:
+        break;
+    }
+    ASSERT_EQ(z.zcard(), ref.size());
+    ASSERT_TRUE(z.tree().check()) << "ms " << ms;
+  }
+  auto it = ref.begin();
+  for (auto& [m, s] : z.zrange(0, -1)) ASSERT_EQ(key(s, m), *it++);
+  ASSERT_EQ(it, ref.end());
 }
 
 // The flash crowd's pattern against std::set: scores are arrival milliseconds with many
