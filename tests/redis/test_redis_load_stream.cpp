@@ -3,6 +3,8 @@
 // the same scenario and seed, then sent to a redis-server of the test's own.
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <tuple>
@@ -214,6 +216,27 @@ TEST(LoadStream, TheRoomsErrorReachesTheConsumer) {
       },
       models::stall_error);
   EXPECT_GT(n, 0u);
+}
+
+// The same stall through `waitroom load`: the room's message, exit 2, no output file, and
+// the keys the commands before it made are deleted.
+TEST(LoadStreamRedis, AStallingRoomExitsTwoWithNothingWritten) {
+  redis_server s;
+  json j = shipped("sneaker_redis_ratio");
+  j["release"]["selection"] = {{"kind", "ratio"},
+                               {"weights", {1, 4}},
+                               {"work_conserving", false},
+                               {"schedule", {{{"at_s", 700}, {"weights", {1, 0}}}}}};
+  for (auto& c : j["classes"]) c.erase("patience_s");
+  const std::string file = s.dir() + "/stall.json", out = s.dir() + "/out.json";
+  std::ofstream(file) << j.dump();
+  auto r = waitroom::testing_support::run("load " + file + " --redis " + s.url() +
+                                          " --speed asap --out " + out);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("ratio weight 0"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  redis::connection c(s.parsed_url());
+  EXPECT_EQ(c.call({"DBSIZE"}).integer, 0);
 }
 
 // --- Against Redis: one connection (in order), the whole stream, then Redis's state. ---
