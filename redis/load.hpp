@@ -78,7 +78,7 @@ struct load_result {
   release_count releases;
 };
 
-// Throws sim::input_error for scenarios load mode cannot drive (concurrency release, an
+// Throws sim::input_error for scenarios load mode cannot drive (an
 // unbounded arrival process without a horizon or --duration), redis_error on connection.
 load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
                      const load_options& opt);

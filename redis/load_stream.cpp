@@ -16,7 +16,6 @@
 #include "models/room/room.hpp"
 #include "redis/scripts.hpp"
 #include "sim/arrivals.hpp"
-#include "sim/input_error.hpp"
 #include "sim/random.hpp"
 
 namespace waitroom::redis {
@@ -335,9 +334,6 @@ class load_stream::recorder final : public models::queue_mirror {
 load_stream::load_stream(const models::scenario& sc, const key_layout& keys, bool status_cache,
                          const token_signer* signer)
     : sc_(sc), keys_(keys), status_cache_(status_cache), signer_(signer) {
-  if (sc.release.mode != models::release_mode::tick)
-    throw sim::input_error("/release/mode", "\"tick\" in load mode",
-                           std::string("\"") + models::to_string(sc.release.mode) + "\"");
   // Followed users' polls only feed the ETA statistics: the commands do not depend on them.
   if (sc_.polling) sc_.polling->follow_share = 0;
   unbounded_ = !std::isfinite(models::make_arrival_process(sc.arrivals).expected_count()) &&

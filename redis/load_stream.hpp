@@ -73,8 +73,8 @@ const std::vector<stream_script>& stream_scripts();
 
 class load_stream {
  public:
-  // Throws sim::input_error for a scenario load mode cannot drive (a release mode other than
-  // tick). Nothing runs until the first next().
+  // Every release mode the room has (tick, concurrency, active users, serving counter): the
+  // room makes the releases. Nothing runs until the first next().
   load_stream(const models::scenario& sc, const key_layout& keys, bool status_cache,
               const token_signer* signer);
   ~load_stream();  // stops the producer and joins it

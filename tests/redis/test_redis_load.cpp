@@ -103,10 +103,6 @@ TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   auto pw = run("load " + scenario + " --redis redis://u:topsecret@127.0.0.1:1 --out " + out);
   EXPECT_EQ(pw.out.find("topsecret"), std::string::npos) << pw.out;
-  auto concurrency = run("load " + waitroom::testing_support::shipped_scenario("mmc_validation") +
-                         " --redis " + s.url() + " --out " + out);
-  EXPECT_EQ(concurrency.code, 2) << concurrency.out;  // a concurrency release: not in load mode
-  EXPECT_NE(concurrency.out.find("/release/mode"), std::string::npos) << concurrency.out;
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 

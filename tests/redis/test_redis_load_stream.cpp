@@ -343,4 +343,35 @@ TEST(LoadStreamRedis, SkuListsAsTheModel) {
   EXPECT_EQ(l.released, l.result.releases.requested);
 }
 
+// The release modes other than tick (refused by the earlier generator): the room's releases,
+// whenever a session ends or the gate admits, reach Redis as the model made them.
+class LoadStreamModes : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(LoadStreamModes, RedisHoldsWhatTheModelHolds) {
+  redis_server s;
+  json j = shipped(GetParam().first);
+  if (*GetParam().second) j["run"]["horizon_s"] = std::stod(GetParam().second);
+  const auto sc = parse(j);
+  const auto model = run_model(sc);
+  std::uint64_t released = 0;
+  for (const auto& [k, n] : model.ops.releases) released += n;
+  const auto l = load_on(s, sc, sc.lists.size(), false);
+  EXPECT_GT(released, 1000u);
+  EXPECT_EQ(requested(l.result, "ZADD"), model.ops.entered);
+  EXPECT_EQ(requested(l.result, "ZREM"), model.ops.removed);
+  EXPECT_EQ(l.released, released);
+  EXPECT_EQ(l.waiting, model.ops.entered - model.ops.removed - released);
+  for (std::uint32_t i = 0; i < sc.lists.size(); ++i)
+    if (model.result.by_list[i].released > 0) {
+      EXPECT_EQ(l.stats.at("released:" + std::to_string(i)), model.result.by_list[i].released) << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, LoadStreamModes,
+    ::testing::Values(std::pair{"mmc_validation", "3000"},       // concurrency, to a horizon
+                      std::pair{"per_sku_flash_sale", ""},       // concurrency, SKU lists
+                      std::pair{"sneaker_cloudflare_fifo", ""},  // active users
+                      std::pair{"sneaker_aws_periodic", ""}));   // serving counter
+
 }  // namespace
