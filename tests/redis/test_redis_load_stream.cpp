@@ -114,19 +114,30 @@ std::uint64_t model_commands(const models::polling_result& p, bool cache, const 
 
 void expect_lookups_as_the_model(const json& j) {
   const auto sc = parse(j);
+  const bool lottery = sc.release.selection.kind == models::selection_kind::lottery;
   // The in-memory run as `waitroom run` makes it (followed users on).
   const auto model = models::run_scenario(sc, sc.seed);
   ASSERT_TRUE(model.polling.has_value());
   for (bool cache : {true, false}) {
     SCOPED_TRACE(cache ? "with the status cache" : "without the status cache");
     const auto d = drain(sc, cache);
+    const auto& p = *model.polling;
     EXPECT_TRUE(d.in_time_order);
+    if (lottery) {  // membership and set size stand in for rank and length
+      EXPECT_GT(d.by_type[redis::t_sismember], 1000u);
+      EXPECT_EQ(d.by_type[redis::t_sismember], model_commands(p, cache, "SISMEMBER"));
+      EXPECT_EQ(d.by_type[redis::t_scard], model_commands(p, cache, "SCARD"));
+      EXPECT_EQ(d.by_type[redis::t_sadd], model_commands(p, cache, "SADD"));
+      EXPECT_EQ(d.by_type[redis::t_srem], model_commands(p, cache, "SREM"));
+      EXPECT_EQ(d.by_type[redis::t_zrank], 0u);
+      continue;
+    }
     EXPECT_GT(d.by_type[redis::t_zrank], 1000u);
-    EXPECT_EQ(d.by_type[redis::t_zrank], model_commands(*model.polling, cache, "ZRANK"));
-    EXPECT_EQ(d.by_type[redis::t_zcard], model_commands(*model.polling, cache, "ZCARD"));
-    EXPECT_EQ(d.by_type[redis::t_sismember], model_commands(*model.polling, cache, "SISMEMBER"));
-    EXPECT_EQ(d.by_type[redis::t_zadd], model_commands(*model.polling, cache, "ZADD"));
-    EXPECT_EQ(d.by_type[redis::t_zrem], model_commands(*model.polling, cache, "ZREM"));
+    EXPECT_EQ(d.by_type[redis::t_zrank], model_commands(p, cache, "ZRANK"));
+    EXPECT_EQ(d.by_type[redis::t_zcard], model_commands(p, cache, "ZCARD"));
+    EXPECT_EQ(d.by_type[redis::t_sismember], model_commands(p, cache, "SISMEMBER"));
+    EXPECT_EQ(d.by_type[redis::t_zadd], model_commands(p, cache, "ZADD"));
+    EXPECT_EQ(d.by_type[redis::t_zrem], model_commands(p, cache, "ZREM"));
   }
 }
 
@@ -146,6 +157,15 @@ TEST(LoadStream, LookupsEqualTheModelsCountWithSuggestedIntervals) {
   json j = shipped("concert_polling");
   j["arrivals"]["segments"][0]["duration_s"] = 12;
   j["polling"]["suggest_every_s"] = 3;
+  expect_lookups_as_the_model(j);
+}
+
+// A lottery's page: the lookup asks whether the user is still in its class's set.
+TEST(LoadStream, LotteryLookupsEqualTheModelsCount) {
+  json j = shipped("flash_lottery");
+  j["arrivals"]["segments"][0]["duration_s"] = 3;
+  j["polling"] = shipped("concert_polling")["polling"];
+  for (auto& c : j["classes"]) c["patience_s"] = {{"dist", "exponential"}, {"mean", 60}};
   expect_lookups_as_the_model(j);
 }
 
