@@ -259,6 +259,32 @@ TEST(LoadStreamRedis, AStallingRoomExitsTwoWithNothingWritten) {
   EXPECT_EQ(c.call({"DBSIZE"}).integer, 0);
 }
 
+// Through the program: `waitroom load` sends, per type, the commands `waitroom run` counts in
+// its polling block (same scenario, same seed), with and without the status cache. The
+// release script is the exception: the block counts one per tick, load one per list
+// released from.
+TEST(LoadStreamRedis, LoadSendsTheCommandsOfRunsPollingBlock) {
+  redis_server s;
+  const std::string sc = waitroom::testing_support::shipped_scenario("concert_polling");
+  const std::string set = " --set /arrivals/segments/0/duration_s=4 --set /seed=99";
+  const std::string out = s.dir() + "/run.json";
+  auto r = waitroom::testing_support::run("run " + sc + set + " --format json --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json polling = waitroom::testing_support::read_json(out)["polling"];
+  for (const char* block : {"commands", "commands_without_cache"}) {
+    SCOPED_TRACE(block);
+    const bool cache = std::string(block) == "commands";
+    auto l = waitroom::testing_support::run("load " + sc + set + " --redis " + s.url() +
+                                            " --speed asap --format json" +
+                                            (cache ? "" : " --no-status-cache"));
+    ASSERT_EQ(l.code, 0) << l.out;
+    const json sent = waitroom::testing_support::json_in(l.out)["commands"];
+    for (const char* type : {"ZADD", "ZREM", "ZRANK", "ZCARD", "SISMEMBER"})
+      EXPECT_EQ(sent[type]["requested"], polling[block][type]) << type;
+    EXPECT_GT(sent["ZRANK"]["requested"].get<std::uint64_t>(), 10'000u);
+  }
+}
+
 // --- Against Redis: one connection (in order), the whole stream, then Redis's state. ---
 
 struct loaded {
