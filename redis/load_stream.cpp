@@ -345,6 +345,7 @@ load_stream::~load_stream() {
 }
 
 void load_stream::stop() {
+  stop_requested_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard lock(m_);
     stopping_ = true;
@@ -374,6 +375,11 @@ void load_stream::produce() {
     recorder rec(*this);
     models::room rm(sc_, sc_.seed, 0);
     rm.set_mirror(&rec);
+    // A stretch where nobody queues makes no commands (no hand-over to stop at): the room's
+    // sampler looks too.
+    rm.set_progress([this](double, std::uint64_t, std::uint64_t) {
+      if (stop_requested_.load(std::memory_order_relaxed)) throw stopped{};
+    });
     const models::room_result r = rm.run();
     rec.finish(std::llround(r.end_time_s * 1e9));
   } catch (const stopped&) {

@@ -12,8 +12,9 @@
 //
 // The producer hands the commands over in chunks through a bounded channel: memory stays
 // bounded and an endless arrival process works with --duration. stop() (or the destructor)
-// makes the producer stop at its next hand-over; an error in the room reaches the consumer
-// from next().
+// makes the producer stop at its next hand-over or the room's next sample, whichever comes
+// first; an error in the room reaches the consumer from next().
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -87,7 +88,9 @@ class load_stream {
   // The next command in simulated time; false when the stream is over. Rethrows what stopped
   // the room (an input or stall error).
   bool next(stream_op& op);
-  // The producer stops at its next hand-over of commands (the consumer is done with them).
+  // The producer stops at its next hand-over of commands or the room's next sample (the
+  // consumer is done with them); next() then ends the stream. May be called from another
+  // thread while next() waits, once next() has been called.
   void stop();
 
   std::uint64_t users() const { return users_; }           // entries handed out so far
@@ -115,6 +118,7 @@ class load_stream {
   std::deque<std::vector<stream_op>> full_;    // chunks made, in order
   std::vector<std::vector<stream_op>> spare_;  // consumed chunks, their capacity kept
   bool stopping_ = false, finished_ = false;
+  std::atomic<bool> stop_requested_{false};  // stopping_, read by the room's sampler unlocked
   std::exception_ptr error_;
   std::thread producer_;
   bool started_ = false;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -213,6 +214,26 @@ TEST(LoadStream, StopsPromptlyWhenTheConsumerGoes) {
   }
   { redis::load_stream never_started(sc, redis::key_layout{"t"}, true, nullptr); }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+}
+
+// Nobody ever queues (a free slot for everyone): the room makes no commands, so there is no
+// hand-over to stop at; stop() from another thread still ends it (the room's sampler looks),
+// and the consumer waiting in next() sees the end of the stream.
+TEST(LoadStream, StopsARoomThatMakesNoCommands) {
+  json j = shipped("mmc_validation");
+  j["release"]["slots"] = 1'000'000;
+  j["arrivals"]["rate_per_s"] = 1000;
+  j["run"]["horizon_s"] = 1e6;  // a billion arrivals: minutes to simulate
+  redis::load_stream s(parse(j), redis::key_layout{"t"}, true, nullptr);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    s.stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  redis::stream_op op;
+  EXPECT_FALSE(s.next(op));
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
 // A room that cannot drain (no horizon, a release that never runs) stops with the model's
