@@ -6,8 +6,10 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <queue>
 #include <system_error>
@@ -15,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "models/zset/zset.hpp"
+#include "redis/load_stream.hpp"
 #include "redis/multiplex.hpp"
 #include "redis/releasers.hpp"
 #include "redis/scripts.hpp"
@@ -29,12 +31,6 @@ namespace waitroom::redis {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// t_zrange_release: the articles' non-atomic release (release.atomic false): ZRANGE, then
-// ZREM + SADD of what it read in a second round trip (its latency is the ZRANGE's).
-enum cmd_type : std::uint8_t { t_zadd, t_zrank, t_zrem, t_release, t_zrange_release, t_count };
-constexpr const char* type_names[] = {"ZADD", "ZRANK", "ZREM", "EVALSHA release",
-                                      "ZRANGE+ZREM release"};
 
 struct job {
   cmd_type type;
@@ -214,206 +210,6 @@ void client_loop(client& c, unsigned threads, clock_type::time_point t0, std::si
   c.cv.notify_all();
 }
 
-// The scenario's operations in virtual time, with an in-memory model of the lists so the
-// generator knows who is still waiting (Redis does the same, as the parity tests show).
-class generator {
- public:
-  generator(const models::scenario& sc, const key_layout& keys, bool status_cache,
-            const token_signer* signer)
-      : sc_(sc),
-        signer_(signer),
-        keys_(keys),
-        arrivals_rng_(sc.seed, 0, "arrivals"),
-        class_rng_(sc.seed, 0, "class"),
-        patience_rng_(sc.seed, 0, "patience"),
-        mix_(shares(sc)),
-        status_cache_(status_cache) {
-    if (sc.release.mode != models::release_mode::tick)
-      throw sim::input_error("/release/mode", "\"tick\" in load mode",
-                             std::string("\"") + models::to_string(sc.release.mode) + "\"");
-    process_ = models::make_arrival_process(sc.arrivals);
-    for (std::size_t l = 0; l < sc.lists.size(); ++l)
-      lists_.push_back(std::make_unique<models::token_zset>(token_salt));
-    backlog_left_ = sc.arrivals.backlog_users;
-    if (sc.run.horizon_s) horizon_ns_ = static_cast<std::int64_t>(*sc.run.horizon_s * 1e9);
-    pull_arrival();
-  }
-
-  bool unbounded() const { return !std::isfinite(process_.expected_count()) && horizon_ns_ < 0; }
-
-  // The next operation in virtual time; false when the stream is over.
-  bool next(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
-    for (;;) {
-      std::int64_t t_arrival = have_arrival_ ? next_arrival_ns_ : INT64_MAX;
-      std::int64_t t_event = events_.empty() ? INT64_MAX : events_.top().at;
-      bool waiting = waiting_ > 0;
-      std::int64_t t_tick = (have_arrival_ || waiting) ? next_tick_ns_ : INT64_MAX;
-      std::int64_t t = std::min({t_arrival, t_event, t_tick});
-      if (t == INT64_MAX || (horizon_ns_ >= 0 && t > horizon_ns_)) return false;
-      now_ns_ = t;
-      if (t == t_arrival) {
-        arrive(at_ns, type, args);
-        return true;
-      }
-      if (t == t_tick) {
-        if (release(at_ns, type, args)) return true;
-        continue;
-      }
-      auto e = events_.top();
-      events_.pop();
-      if (e.serial != serial_[e.user]) continue;  // the user has left
-      if (e.poll) {
-        std::int64_t next = e.at + interval_ns();
-        events_.push({next, e.user, e.serial, true});
-        bool cached = status_cache_ && e.at - last_lookup_[e.user] < cache_ns();
-        if (cached) continue;
-        last_lookup_[e.user] = e.at;
-        at_ns = e.at;
-        type = t_zrank;
-        args = {"ZRANK", keys_.list(list_[e.user]), member(e.user)};
-        return true;
-      }
-      // Patience ran out.
-      if (lists_[list_[e.user]]->zrem(e.user) == 0) continue;
-      ++serial_[e.user];
-      --waiting_;
-      at_ns = e.at;
-      type = t_zrem;
-      args = {"ZREM", keys_.list(list_[e.user]), member(e.user)};
-      return true;
-    }
-  }
-
-  std::uint64_t users() const { return users_; }
-  std::int64_t now_ns() const { return now_ns_; }
-
- private:
-  struct event {
-    std::int64_t at;
-    std::uint32_t user;
-    std::uint32_t serial;
-    bool poll;
-    bool operator>(const event& o) const { return at > o.at; }
-  };
-  static std::vector<double> shares(const models::scenario& sc) {
-    std::vector<double> v;
-    for (const auto& c : sc.classes) v.push_back(c.share);
-    return v;
-  }
-  static constexpr std::uint64_t token_salt = 0x9e3779b97f4a7c15ULL;
-  std::uint64_t token(std::uint32_t u) const { return sim::mix64(u ^ token_salt); }
-  std::string member(std::uint32_t u) const {
-    return signer_ != nullptr ? signed_[u] : hex_token(token(u));
-  }
-  std::int64_t interval_ns() const {
-    return static_cast<std::int64_t>(sc_.polling->interval_s * 1e9);
-  }
-  std::int64_t cache_ns() const { return static_cast<std::int64_t>(sc_.polling->cache_s * 1e9); }
-
-  void pull_arrival() {
-    if (backlog_left_ > 0) {
-      --backlog_left_;
-      next_arrival_ns_ = 0;
-      next_class_ = -1;
-      have_arrival_ = true;
-      return;
-    }
-    sim::arrival a{};
-    have_arrival_ = process_.next(arrivals_rng_, a);
-    if (have_arrival_) {
-      next_arrival_ns_ = a.time.ns();
-      next_class_ = a.user_class;
-    }
-  }
-
-  void arrive(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
-    auto u = static_cast<std::uint32_t>(users_++);
-    std::uint32_t c =
-        next_class_ >= 0 ? static_cast<std::uint32_t>(next_class_) : mix_.draw(class_rng_);
-    std::uint32_t l = sc_.route[c][0];
-    list_.push_back(static_cast<std::uint8_t>(l));
-    serial_.push_back(0);
-    last_lookup_.push_back(INT64_MIN / 2);
-    double noise_u = static_cast<double>(sim::mix64(u ^ 0x51ed) >> 11) * 0x1.0p-53;
-    double s = sc_.policy.score(sim::sim_time::from_ns(now_ns_), c, noise_u);
-    lists_[l]->store().assign_token(u, u);
-    lists_[l]->zadd(s, u);
-    ++waiting_;
-    if (sc_.polling) events_.push({now_ns_ + interval_ns(), u, 0, true});
-    if (sc_.classes[c].patience_s) {
-      double p = sc_.classes[c].patience_s->sample(patience_rng_);
-      events_.push({now_ns_ + static_cast<std::int64_t>(p * 1e9), u, 0, false});
-    }
-    at_ns = now_ns_;
-    type = t_zadd;
-    if (signer_ != nullptr) signed_.push_back(signer_->sign(token(u)));  // issued at entry
-    args = {"ZADD", keys_.list(l), fmt::format("{}", s), member(u)};
-    pull_arrival();
-  }
-
-  // One tick: the batch from the lists in order (strict priority); one EVALSHA per list
-  // that releases someone. Returns false when nobody was released (nothing to send).
-  bool release(std::int64_t& at_ns, cmd_type& type, std::vector<std::string>& args) {
-    if (pending_list_ == 0) left_in_tick_ = sc_.release.batch;
-    while (pending_list_ < lists_.size()) {
-      std::uint32_t l = pending_list_++;
-      std::size_t n = lists_[l]->pop_min(left_in_tick_, [&](std::uint32_t u, double) {
-        ++serial_[u];
-        --waiting_;
-      });
-      left_in_tick_ -= static_cast<std::uint32_t>(n);
-      if (n > 0) {
-        at_ns = now_ns_;
-        type = t_release;
-        args = {"EVALSHA",
-                "",
-                "4",
-                keys_.list(l),
-                keys_.released(),
-                keys_.stats(),
-                keys_.release_log(0),
-                std::to_string(n),
-                fmt::format("released:{}", l),
-                "",
-                ""};
-        if (pending_list_ == lists_.size()) end_tick();
-        return true;
-      }
-    }
-    end_tick();
-    return false;
-  }
-  void end_tick() {
-    pending_list_ = 0;
-    next_tick_ns_ += sc_.release.interval.ns();
-  }
-
-  const models::scenario& sc_;
-  const token_signer* signer_;
-  std::vector<std::string> signed_;  // each user's signed member, as its cookie holds it
-  const key_layout& keys_;
-  sim::rng arrivals_rng_, class_rng_, patience_rng_;
-  sim::class_mix mix_;
-  sim::arrival_process process_ = sim::arrival_process::poisson(1.0);
-  bool status_cache_;
-  std::vector<std::unique_ptr<models::token_zset>> lists_;
-  std::vector<std::uint8_t> list_;
-  std::vector<std::uint32_t> serial_;
-  std::vector<std::int64_t> last_lookup_;
-  std::priority_queue<event, std::vector<event>, std::greater<>> events_;
-  std::uint64_t backlog_left_ = 0;
-  bool have_arrival_ = false;
-  std::int64_t next_arrival_ns_ = 0;
-  std::int32_t next_class_ = -1;
-  std::int64_t next_tick_ns_ = 0;
-  std::int64_t horizon_ns_ = -1;
-  std::int64_t now_ns_ = 0;
-  std::uint64_t users_ = 0;
-  std::uint64_t waiting_ = 0;
-  std::uint32_t pending_list_ = 0;
-  std::uint32_t left_in_tick_ = 0;
-};
-
 }  // namespace
 
 load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
@@ -422,7 +218,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   if (sc.redis.tokens == models::token_format::signed_hmac)
     signer = token_signer::from_env_or_random();
   const token_signer* sign = signer ? &*signer : nullptr;
-  generator gen(sc, keys, opt.status_cache, sign);
+  load_stream gen(sc, keys, opt.status_cache, sign);
   if (gen.unbounded() && opt.duration_s <= 0.0)
     throw sim::input_error("--duration", "a wall-clock limit in seconds",
                            "none, and the scenario's arrivals have no end (no /run/horizon_s)");
@@ -455,7 +251,7 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   // before anything is sent. Connection g belongs to thread g % T.
   for (unsigned g = 0; g < k; ++g) {
     auto conn = std::make_unique<connection>(url, opt.connect);
-    conn->add_script("release", scripts::release);
+    for (const auto& script : stream_scripts()) conn->add_script(script.name, script.body);
     clients[g % nthreads]->conns.push_back(std::move(conn));
   }
   for (auto& c : clients) {
@@ -496,8 +292,24 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
   std::int64_t v_ns = 0;
   cmd_type type{};
   std::vector<std::string> args;
+  stream_op op;
   auto last_progress = clock_type::now();
-  while (!broken && gen.next(v_ns, type, args)) {
+  // An error from the stream (the room stopped on a stall or an input error): the clients
+  // stop before it reaches the caller.
+  struct on_throw {
+    std::function<void()> f;
+    int before = std::uncaught_exceptions();
+    ~on_throw() {
+      if (std::uncaught_exceptions() > before) f();
+    }
+  } stop_clients{[&] {
+    gen.stop();
+    finish_clients();
+  }};
+  while (!broken && gen.next(op)) {
+    v_ns = op.at_ns;
+    type = op.type;
+    args = std::move(op.args);
     std::int64_t due =
         opt.max_speed
             ? std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()
@@ -552,20 +364,20 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
         }
       }
     } else {
-      // A user's commands go to one connection, in order (by its member, the last argument).
-      const std::string& who = args.empty() ? std::string() : args.back();
-      const std::size_t ci = std::hash<std::string_view>{}(who) % k;
-      send(ci, type, std::move(args));
+      // A user's commands go to one connection, in order (by its token).
+      send(op.route % k, type, std::move(args));
     }
     if (opt.progress && clock_type::now() - last_progress > std::chrono::seconds(1)) {
       last_progress = clock_type::now();
       double wall = std::chrono::duration<double>(last_progress - t0).count();
-      opt.progress(fmt::format("load: {:.0f} s wall, {:.1f} s simulated, {} users, {} commands",
-                               wall, static_cast<double>(v_ns) * 1e-9, gen.users(),
-                               count[0] + count[1] + count[2] + count[3] + count[4]));
+      opt.progress(
+          fmt::format("load: {:.0f} s wall, {:.1f} s simulated, {} users, {} commands", wall,
+                      static_cast<double>(v_ns) * 1e-9, gen.users(),
+                      std::accumulate(std::begin(count), std::end(count), std::uint64_t{0})));
     }
     args.clear();
   }
+  gen.stop();  // with --duration: the producer stops at once, not when the run returns
   finish_clients();
   res.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
   res.virtual_s = static_cast<double>(gen.now_ns()) * 1e-9;

@@ -1,8 +1,10 @@
 #pragma once
-// Load mode: the scenario's Redis command stream sent in wall-clock time (virtual time / speed)
-// from K connections (driven by T client threads, each multiplexing its share): entries (ZADD), the
-// release script every tick, every waiting user's status lookups (ZRANK) as the polling block
-// schedules them (through the per-user status cache unless disabled), abandonment (ZREM). Reports
+// Load mode: the scenario's Redis command stream (redis/load_stream.hpp: the room's own
+// commands) sent in wall-clock time (virtual time / speed) from K connections (driven by T
+// client threads, each multiplexing its share): entries (ZADD), the release script every tick,
+// every user's status lookups (ZRANK + ZCARD, and the lookup that finds the release) as the
+// polling block schedules them (through the per-user status cache unless disabled),
+// abandonment (ZREM), aging's moves, a lottery's draws. Reports
 // per command type requested vs achieved rates per second, latency quantiles (the project's log
 // histogram), errors, timeouts, and how far behind schedule the commands were sent.
 #include <cstdint>
@@ -76,7 +78,7 @@ struct load_result {
   release_count releases;
 };
 
-// Throws sim::input_error for scenarios load mode cannot drive (concurrency release, an
+// Throws sim::input_error for scenarios load mode cannot drive (an
 // unbounded arrival process without a horizon or --duration), redis_error on connection.
 load_result run_load(const models::scenario& sc, const redis_url& url, const key_layout& keys,
                      const load_options& opt);
