@@ -439,6 +439,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::pair{"mmc_validation", "3000"},       // concurrency, to a horizon
                       std::pair{"per_sku_flash_sale", ""},       // concurrency, SKU lists
                       std::pair{"sneaker_cloudflare_fifo", ""},  // active users
-                      std::pair{"sneaker_aws_periodic", ""}));   // serving counter
+                      std::pair{"sneaker_aws_periodic", ""}),    // serving counter
+    // Named by the scenario (the default name prints the pointers: a name per build).
+    [](const auto& p) { return std::string(p.param.first); });
 
 }  // namespace
