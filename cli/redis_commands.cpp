@@ -91,8 +91,14 @@ load_args parse(const std::vector<std::string>& args) {
     } else if (f == "--pipeline") {
       a.opt.pipeline = static_cast<std::size_t>(number("--pipeline", value(), 0.0));
     } else if (f == "--redis-retry") {
-      // 0 is allowed (no reconnect): number() wants a value above its bound.
-      a.retry_s = number("--redis-retry", value(), -1.0);
+      const auto v = value();
+      double x = 0;
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x >= 0.0) ||
+          x > 86400.0)  // a day: far beyond any restart, and no overflow in milliseconds
+        throw sim::input_error("--redis-retry", "seconds from 0 (no reconnect) to 86400",
+                               "'" + v + "'");
+      a.retry_s = x;
     } else if (f == "--no-status-cache") {
       a.opt.status_cache = false;
     } else if (f == "--redis-keep") {

@@ -172,6 +172,16 @@ TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
                          " --redis " + s.url() + " --out " + out);
   EXPECT_EQ(concurrency.code, 2) << concurrency.out;  // a concurrency release: not in load mode
   EXPECT_NE(concurrency.out.find("/release/mode"), std::string::npos) << concurrency.out;
+  for (const std::string v : {"-1", "x", "nan", "inf", "1e9"}) {
+    auto retry =
+        run("load " + scenario + " --redis " + s.url() + " --redis-retry " + v + " --out " + out);
+    EXPECT_EQ(retry.code, 2) << retry.out;
+    EXPECT_NE(retry.out.find("--redis-retry: expected seconds from 0 (no reconnect) to 86400, "
+                             "found '" +
+                             v + "'"),
+              std::string::npos)
+        << retry.out;
+  }
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
