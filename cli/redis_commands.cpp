@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -37,7 +38,18 @@ struct load_args {
   bool keep = false;
   bool search = false;  // --speed max: find the fastest speed Redis keeps up with
   std::optional<double> probe_s, p99_limit_ms;
+  std::optional<double> retry_s;  // --redis-retry: the reconnect budget, 0: none
 };
+
+// A broken connection is retried with bounded backoff for `retry_s` seconds (20 by default),
+// then the run fails with exit 6; 0 turns reconnecting off.
+redis::connect_options reconnecting(std::optional<double> retry_s) {
+  redis::connect_options o;
+  const double s = retry_s.value_or(20.0);
+  o.reconnect = s > 0.0;
+  o.give_up_after = std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000.0));
+  return o;
+}
 
 double number(const std::string& flag, const std::string& v, double lo) {
   double x = 0;
@@ -78,6 +90,15 @@ load_args parse(const std::vector<std::string>& args) {
       a.p99_limit_ms = number("--p99-limit", value(), 0.0);
     } else if (f == "--pipeline") {
       a.opt.pipeline = static_cast<std::size_t>(number("--pipeline", value(), 0.0));
+    } else if (f == "--redis-retry") {
+      const auto v = value();
+      double x = 0;
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x >= 0.0) ||
+          x > 86400.0)  // a day: far beyond any restart, and no overflow in milliseconds
+        throw sim::input_error("--redis-retry", "seconds from 0 (no reconnect) to 86400",
+                               "'" + v + "'");
+      a.retry_s = x;
     } else if (f == "--no-status-cache") {
       a.opt.status_cache = false;
     } else if (f == "--redis-keep") {
@@ -104,6 +125,7 @@ load_args parse(const std::vector<std::string>& args) {
   if (!a.scenario) throw sim::input_error("waitroom load", "a SCENARIO file", "none");
   if (!a.url)
     throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "none");
+  a.opt.connect = reconnecting(a.retry_s);
   if (!a.search && (a.probe_s || a.p99_limit_ms))
     throw sim::input_error(a.probe_s ? "--probe" : "--p99-limit", "--speed max with it",
                            "no search (--speed is not max)");
@@ -156,6 +178,9 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
             {"handed_out", r.releases.handed_out},
             {"duplicated", r.releases.duplicated},
             {"lost", r.releases.lost}}},
+          {"reconnects", r.reconnects},
+          {"gap_s", r.gap_s},
+          {"retried", r.retried},
           {"tokens", r.checks.lookups > 0 ? "signed" : "hex"},
           {"token_checks",
            {{"lookups", r.checks.lookups},
@@ -187,6 +212,10 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
         "{} lost\n\n",
         r.releases.consumers, r.releases.atomic ? "the release script" : "ZRANGE, then ZREM",
         r.releases.requested, r.releases.handed_out, r.releases.duplicated, r.releases.lost);
+  if (r.reconnects > 0)
+    s += fmt::format(
+        "reconnects: {} (connections down for {:.2f} s of wall time), {} commands retried\n\n",
+        r.reconnects, r.gap_s, r.retried);
   if (r.behind)
     s += "BEHIND SCHEDULE: p99 of the send lag is above 100 ms (Redis or these clients cannot "
          "keep this speed)\n\n";
@@ -368,14 +397,16 @@ struct mirrored_run {
 
 // One replication of `s`, every queue operation mirrored on Redis and checked, on its own keys
 // (deleted at the end, and on any error, unless keep). Throws redis_error.
-mirrored_run mirror_replication(const models::scenario& s, std::uint64_t seed,
-                                std::uint64_t replication, const redis::redis_url& url, bool keep) {
-  redis::connection conn(url);
+mirrored_run mirror_replication(const models::scenario& s, const std::string& where,
+                                std::uint64_t seed, std::uint64_t replication,
+                                const redis::redis_url& url, bool keep) {
+  redis::connection conn(url, reconnecting(std::nullopt));
   redis::key_layout keys{redis::new_run_id()};
   redis::mirror_options mo;
   mo.lottery = s.release.selection.kind == models::selection_kind::lottery;
   mo.releasers = s.release.consumers;
   mo.atomic = s.release.atomic;
+  mo.releasers_from = where + "/release/consumers";
   std::optional<redis::token_signer> signer;
   if (s.redis.tokens == models::token_format::signed_hmac) {
     signer = redis::token_signer::from_env_or_random();
@@ -425,7 +456,20 @@ std::string summary_line(const std::string& where, const nlohmann::json& block,
         r["lost"].get<std::uint64_t>() > 0
             ? " (left in Redis by the race; released after it so the run stays in step)"
             : "");
+    if (r["reconnects"].get<std::uint64_t>() > 0)
+      releasers += fmt::format(
+          "; their reconnects: {} ({:.2f} s down in all, "
+          "{} commands replayed)",
+          r["reconnects"].get<std::uint64_t>(), r["gap_s"].get<double>(),
+          r["replayed"].get<std::uint64_t>());
   }
+  if (block["reconnects"].get<std::uint64_t>() > 0)
+    releasers = fmt::format(
+                    "\n  reconnects: {} ({:.2f} s down, {} commands replayed); "
+                    "Redis's state matched the model's after each",
+                    block["reconnects"].get<std::uint64_t>(), block["gap_s"].get<double>(),
+                    block["replayed"].get<std::uint64_t>()) +
+                releasers;
   return fmt::format(
       "redis {}: parity held over {} releases ({} users) and {} checked replies; {} round "
       "trips, {:.2f} s waiting on Redis; peak used_memory {:.1f} MB ({:.1f} MB above the "
@@ -457,7 +501,10 @@ int mirror_first_replications(const redis_request& req,
     redis::redis_url url = redis::parse_url_from_env(*req.url);
     out.json = nlohmann::json::array();
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      auto m = mirror_replication(*scenarios[i], scenarios[i]->seed, 0, url, req.keep);
+      // As commands.cpp names them in refuse_unmirrorable.
+      const std::string where =
+          name_key == "scenario" ? names[i] + ": " : "--variant " + names[i] + ": ";
+      auto m = mirror_replication(*scenarios[i], where, scenarios[i]->seed, 0, url, req.keep);
       m.block[name_key] = names[i];
       m.block["replication"] = 0;
       if (out.text.empty()) out.text.push_back('\n');
@@ -487,7 +534,7 @@ int redis_run_command(const std::vector<std::string>& args) {
   std::string format = a.format.value_or(a.out ? "json" : "table");
   try {
     redis::redis_url url = redis::parse_url_from_env(*req.url);
-    auto m = mirror_replication(s, seed, 0, url, req.keep);
+    auto m = mirror_replication(s, *a.scenario_path + ": ", seed, 0, url, req.keep);
     std::string text;
     if (format == "json") {
       auto j = reports::result_json(s, m.result, version);
@@ -566,8 +613,8 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
 
 std::string load_usage() {
   return R"(  waitroom load SCENARIO --redis URL [--speed X|asap] [--clients K] [--duration S]
-               [--threads T] [--pipeline N] [--no-status-cache] [--redis-keep] [--set P=V] [--unset P]
-               [--seed N] [--format table|json] [--out FILE]
+               [--threads T] [--pipeline N] [--no-status-cache] [--redis-keep] [--redis-retry S]
+               [--set P=V] [--unset P] [--seed N] [--format table|json] [--out FILE]
   waitroom load SCENARIO --redis URL --speed max [--probe S] [--p99-limit MS] [...]
                the fastest speed Redis keeps up with (exit 1 when none down to 1/64x)
 )";

@@ -118,6 +118,27 @@ error_kind classify_io(std::string_view errstr) {
 
 }  // namespace
 
+void add_stats(command_stats& a, const command_stats& b) {
+  for (const auto& [name, n] : b.sent) a.sent[name] += n;
+  a.round_trips += b.round_trips;
+  a.wait_ns += b.wait_ns;
+  a.reconnects += b.reconnects;
+  a.replayed += b.replayed;
+  a.gap_ns += b.gap_ns;
+  a.outages.insert(a.outages.end(), b.outages.begin(), b.outages.end());
+}
+
+std::int64_t outage_union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> outages) {
+  std::sort(outages.begin(), outages.end());
+  std::int64_t total = 0, end = INT64_MIN;
+  for (const auto& [from, to] : outages) {
+    const std::int64_t start = std::max(from, end);
+    if (to > start) total += to - start;
+    end = std::max(end, to);
+  }
+  return total;
+}
+
 connection::connection(redis_url url, connect_options opt)
     : url_(std::move(url)), opt_(opt), ctx_(nullptr, free_context) {
   open();
@@ -195,34 +216,54 @@ void connection::open() {
 }
 
 void connection::reopen() {
-  auto start = std::chrono::steady_clock::now();
-  auto wait = opt_.backoff_first;
-  for (;;) {
-    try {
-      open();
-      break;
-    } catch (const redis_error& e) {
-      if (e.kind() == error_kind::auth || e.kind() == error_kind::unknown_host ||
-          e.kind() == error_kind::script)
-        throw;
-      auto spent = std::chrono::steady_clock::now() - start;
-      if (spent + wait > opt_.give_up_after)
-        throw redis_error(
-            error_kind::connection,
-            "Redis at " + url_.describe() + ": connection lost and not back after " +
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::milliseconds>(spent).count()) +
-                " ms of retries (last: " + e.what() + ")");
-      std::this_thread::sleep_for(wait);
-      wait = std::min(wait * 2, opt_.backoff_max);
-    }
+  mark_broken();
+  while (!attempt_reconnect()) std::this_thread::sleep_until(next_try_);
+}
+
+void connection::mark_broken() {
+  if (broken_) return;
+  broken_ = true;
+  broken_at_ = std::chrono::steady_clock::now();
+  next_try_ = broken_at_;  // the first try at once, then backoff_first, doubling
+  backoff_ = opt_.backoff_first;
+}
+
+bool connection::attempt_reconnect() {
+  try {
+    open();
+  } catch (const redis_error& e) {
+    if (e.kind() == error_kind::auth || e.kind() == error_kind::unknown_host ||
+        e.kind() == error_kind::script)
+      throw;
+    const auto now = std::chrono::steady_clock::now();
+    const auto spent = now - broken_at_;
+    if (spent + backoff_ > opt_.give_up_after)
+      throw redis_error(
+          error_kind::connection,
+          "Redis at " + url_.describe() + ": connection lost and not back after " +
+              std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(spent).count()) +
+              " ms of retries (last: " + e.what() + ")");
+    next_try_ = now + backoff_;
+    backoff_ = std::min(backoff_ * 2, opt_.backoff_max);
+    return false;
   }
+  resume();
+  return true;
+}
+
+void connection::resume() {
+  const auto now = std::chrono::steady_clock::now();
+  broken_ = false;
   ++stats_.reconnects;
-  stats_.gap_ns +=
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-          .count();
-  replayed_left_ = pending_.size();
-  stats_.replayed += pending_.size();
+  auto ns = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  stats_.gap_ns += ns(now) - ns(broken_at_);
+  stats_.outages.emplace_back(ns(broken_at_), ns(now));
+  // Those appended while broken were never sent: they go now, but are no replay.
+  replayed_left_ = pending_.size() - unsent_;
+  stats_.replayed += replayed_left_;
+  unsent_ = 0;
   for (const auto& p : pending_) buffer(p);
   unflushed_ = !pending_.empty();
   if (on_reconnect_) on_reconnect_();  // must not call: replies are pending
@@ -287,7 +328,10 @@ void connection::buffer(const std::vector<std::string>& args) {
 
 void connection::append(std::vector<std::string> args) {
   count(args);
-  buffer(args);
+  if (broken_)
+    ++unsent_;  // resume() buffers it with the other pending ones
+  else
+    buffer(args);
   pending_.push_back(std::move(args));
   unflushed_ = true;
 }
@@ -390,6 +434,10 @@ std::optional<reply> connection::take_reply() {
   }
   reply r = convert(static_cast<redisReply*>(raw));
   freeReplyObject(raw);
+  if (replayed_left_ > 0) {
+    r.replayed = true;
+    --replayed_left_;
+  }
   pending_.pop_front();
   return r;
 }

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "redis/error.hpp"
@@ -45,7 +46,15 @@ struct command_stats {
   std::uint64_t reconnects = 0;
   std::uint64_t replayed = 0;  // commands sent again after a reconnect
   std::int64_t gap_ns = 0;     // from the broken call to the connection back
+  // Each gap as [from, to) in steady_clock nanoseconds, so gaps of several connections can
+  // be merged into the wall time during which any was down.
+  std::vector<std::pair<std::int64_t, std::int64_t>> outages;
 };
+
+// Adds b's counts to a (the stats of several connections as one).
+void add_stats(command_stats& a, const command_stats& b);
+// Wall nanoseconds covered by at least one of the outages (overlaps counted once).
+std::int64_t outage_union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> outages);
 
 // A Lua script known by name; its SHA1 is filled in when loaded.
 struct script {
@@ -82,7 +91,9 @@ class connection {
   const script& script_at(std::size_t i) const { return scripts_[i]; }
 
   // Multiplexing (redis/multiplex.hpp): one thread drives several connections through these.
-  // There is no reconnect here: an I/O error throws redis_error and the connection is dead.
+  // An I/O error throws redis_error; with opt.reconnect the multiplexer then calls
+  // mark_broken() and attempt_reconnect() when next_attempt() is due, so one connection's
+  // backoff never blocks the others.
   int fd() const;
   std::chrono::milliseconds timeout() const { return opt_.timeout; }
   // Non-blocking socket: flush and read_ready never wait; call/read must not be used then.
@@ -92,6 +103,18 @@ class connection {
   void read_ready();  // reads what the socket holds (poll() said readable); EOF throws
   std::optional<reply> take_reply();  // the next complete reply already read, if any
 
+  // Reconnecting step by step. mark_broken(): the socket is unusable from now (the gap starts;
+  // commands appended meanwhile wait in pending()). attempt_reconnect(): one try; true when
+  // back (scripts reloaded, every pending command buffered again, counted as replayed, the
+  // socket blocking again), false when it should be tried again at next_attempt(); throws
+  // redis_error{connection} once the give_up_after budget is spent, and auth, unknown-host
+  // and script errors at once (retrying cannot help them).
+  void mark_broken();
+  bool broken() const { return broken_; }
+  bool attempt_reconnect();
+  std::chrono::steady_clock::time_point next_attempt() const { return next_try_; }
+  const connect_options& options() const { return opt_; }
+
   const command_stats& stats() const { return stats_; }
   const redis_url& url() const { return url_; }
   // Called after each reconnect (the mirror checks Redis's state against the model's).
@@ -100,6 +123,7 @@ class connection {
  private:
   void open();    // connect, AUTH, SELECT, load scripts; throws
   void reopen();  // bounded backoff; throws redis_error{connection} when given up
+  void resume();  // after open() succeeded on a broken connection: count, replay
   void buffer(const std::vector<std::string>& args);
   reply simple(std::vector<std::string> args);  // on a fresh context, no replay
   [[noreturn]] void io_failure(std::string_view during);
@@ -119,6 +143,11 @@ class connection {
   std::string last_command_, last_sha_;
   std::string out_;  // buffer()'s RESP, reused
   std::function<void()> on_reconnect_;
+  // Reconnect state (mark_broken / attempt_reconnect).
+  bool broken_ = false;
+  std::chrono::steady_clock::time_point broken_at_{}, next_try_{};
+  std::chrono::milliseconds backoff_{0};
+  std::size_t unsent_ = 0;  // the last pending commands, appended while broken
 };
 
 }  // namespace waitroom::redis

@@ -95,6 +95,16 @@ void serve(client& c, multiplexer& mux, unsigned threads, std::vector<std::deque
            std::size_t backlog_cap, const token_signer* signer, const Since& since_t0,
            const OnReply& on_reply, const OnFailure& on_failure) {
   const std::size_t n = mux.size();
+  // Each connection's releases get ids, so one resent after a reconnect returns its logged
+  // members instead of taking the next ones (scripts::release). At most `pipeline` are in
+  // flight on a connection, so a release forgets the one `window` before it, long answered.
+  // Ids are unique over the connections (the connection in the high bits): several may log
+  // under one key.
+  const std::uint64_t window = pipeline + 16;
+  std::vector<std::uint64_t> release_seq(n, 0);
+  auto release_id = [&](std::size_t i, std::uint64_t seq) {
+    return std::to_string((static_cast<std::uint64_t>(i) << 40) | seq);
+  };
   for (;;) {
     bool finished = false;
     {
@@ -120,7 +130,15 @@ void serve(client& c, multiplexer& mux, unsigned threads, std::vector<std::deque
           ++c.stats[j.type].errors;
           continue;
         }
-        if (j.type == t_release) j.args[1] = mux.at(i).script_at(0).sha;
+        if (j.type == t_release) {
+          j.args[1] = mux.at(i).script_at(0).sha;
+          // KEYS list, released, stats, log; ARGV N, field, id, id to forget.
+          if (j.args.size() == 11) {
+            const std::uint64_t seq = ++release_seq[i];
+            j.args[9] = release_id(i, seq);
+            j.args[10] = seq > window ? release_id(i, seq - window) : std::string();
+          }
+        }
         c.lag.add(std::max<std::int64_t>(sent_ns - j.due_ns, 0));
         std::string list = j.type == t_zrange_release ? j.args[1] : std::string();
         mux.append(i, std::move(j.args));
@@ -178,7 +196,8 @@ void client_loop(client& c, unsigned threads, clock_type::time_point t0, std::si
     bump(s.completed_per_s, now);
   };
   auto on_failure = [&](std::size_t i, const redis_error& e, std::vector<std::uint64_t>) {
-    // The connection is gone: count what was in flight on it; the run stops.
+    // The connection is gone (no reconnect, or none within its budget): count what was in
+    // flight on it; the run stops.
     for (const auto& f : wire[i]) {
       auto& s = c.stats[f.type];
       if (e.kind() == error_kind::timeout)
@@ -406,6 +425,15 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
     res.lag_ns.merge(c->lag);
     if (res.first_error.empty()) res.first_error = c->error;
   }
+  std::vector<std::pair<std::int64_t, std::int64_t>> outages;
+  for (auto& c : clients)
+    for (auto& conn : c->conns) {
+      const auto& st = conn->stats();
+      res.reconnects += st.reconnects;
+      res.retried += st.replayed;
+      outages.insert(outages.end(), st.outages.begin(), st.outages.end());
+    }
+  res.gap_s = static_cast<double>(outage_union_ns(std::move(outages))) * 1e-9;
   std::vector<std::uint64_t> handed;
   for (auto& c : clients) handed.insert(handed.end(), c->handed.begin(), c->handed.end());
   res.releases.consumers = releasers;

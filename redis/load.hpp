@@ -76,6 +76,12 @@ struct load_result {
   std::string first_error;
   token_checks checks;  // all zero with hex tokens
   release_count releases;
+  // Reconnects (connect_options::reconnect): how many over all connections, the wall seconds
+  // during which at least one was down, and the commands sent again because their replies
+  // had not been read (a retried command's latency counts from its first send).
+  std::uint64_t reconnects = 0;
+  double gap_s = 0.0;
+  std::uint64_t retried = 0;
 };
 
 // Throws sim::input_error for scenarios load mode cannot drive (an

@@ -82,8 +82,12 @@ redis_mirror::redis_mirror(connection& c, key_layout keys, mirror_options opt)
   c_.on_reconnect([this] { recheck_ = true; });
   stats_.releasers = std::max(1u, opt_.releasers);
   stats_.atomic = opt_.atomic;
-  if (!opt_.lottery && (opt_.releasers > 1 || !opt_.atomic))
-    pool_ = std::make_unique<releaser_pool>(c_.url(), keys_, opt_.releasers, opt_.atomic);
+  if (!opt_.lottery && (opt_.releasers > 1 || !opt_.atomic)) {
+    // The releasers reconnect as c_ does; after one did, the state is compared as after c_'s.
+    pool_ = std::make_unique<releaser_pool>(c_.url(), keys_, opt_.releasers, opt_.atomic,
+                                            c_.options(), opt_.releasers_from);
+    pool_->on_reconnect([this] { recheck_ = true; });
+  }
 }
 
 mirror_stats redis_mirror::stats() const {

@@ -31,6 +31,8 @@ struct mirror_options {
   // connection, racing as gateway instances do (docs/redis.md, "Concurrent releasers").
   unsigned releasers = 1;
   bool atomic = true;
+  // What set `releasers`, named when the system cannot start that many threads (exit 2).
+  std::string releasers_from = "/release/consumers";
 };
 
 struct mirror_stats {

@@ -21,7 +21,7 @@ multiplexer::multiplexer(std::vector<connection*> conns) {
   try {
     for (auto* c : conns) {
       c->set_nonblocking(true);
-      slots_.push_back({c, {}, true, false, clock::now()});
+      slots_.push_back({c, {}, true, false, false, clock::now()});
     }
   } catch (...) {
     for (auto& s : slots_) s.c->set_nonblocking(false);
@@ -32,7 +32,7 @@ multiplexer::multiplexer(std::vector<connection*> conns) {
 
 multiplexer::~multiplexer() {
   for (auto& s : slots_) {
-    if (!s.alive) continue;
+    if (!s.alive || s.reconnecting) continue;
     try {
       s.c->set_nonblocking(false);
     } catch (const redis_error&) {
@@ -58,6 +58,34 @@ void multiplexer::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
 }
 
+void multiplexer::broke(std::size_t i, const redis_error& e, const failure_fn& on_failure) {
+  auto& s = slots_[i];
+  if (!s.c->options().reconnect) {
+    fail(i, e, on_failure);
+    return;
+  }
+  s.c->mark_broken();
+  s.reconnecting = true;
+  s.output = false;
+}
+
+void multiplexer::retry_broken(const failure_fn& on_failure) {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    auto& s = slots_[i];
+    if (!s.alive || !s.reconnecting || clock::now() < s.c->next_attempt()) continue;
+    try {
+      if (!s.c->attempt_reconnect()) continue;
+      s.reconnecting = false;
+      s.c->set_nonblocking(true);
+      s.output = s.c->has_output();  // the commands without a reply, buffered again
+      s.since = clock::now();
+    } catch (const redis_error& e) {
+      s.reconnecting = false;
+      fail(i, e, on_failure);  // the budget is spent (or retrying cannot help)
+    }
+  }
+}
+
 void multiplexer::fail(std::size_t i, const redis_error& e, const failure_fn& on_failure) {
   auto& s = slots_[i];
   s.alive = false;
@@ -70,14 +98,15 @@ void multiplexer::fail(std::size_t i, const redis_error& e, const failure_fn& on
 
 std::size_t multiplexer::step(std::chrono::nanoseconds wait, const reply_fn& on_reply,
                               const failure_fn& on_failure) {
+  retry_broken(on_failure);
   // Write first: every connection's commands leave before we wait for any reply.
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     auto& s = slots_[i];
-    if (!s.alive || !s.output) continue;
+    if (!s.alive || s.reconnecting || !s.output) continue;
     try {
       s.output = !s.c->flush();
     } catch (const redis_error& e) {
-      fail(i, e, on_failure);
+      broke(i, e, on_failure);
     }
   }
   thread_local std::vector<pollfd> fds;
@@ -89,7 +118,8 @@ std::size_t multiplexer::step(std::chrono::nanoseconds wait, const reply_fn& on_
   auto deadline = now + wait;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     auto& s = slots_[i];
-    if (!s.alive || s.tags.empty()) continue;
+    if (s.alive && s.reconnecting) deadline = std::min(deadline, s.c->next_attempt());
+    if (!s.alive || s.reconnecting || s.tags.empty()) continue;
     fds.push_back({s.c->fd(), static_cast<short>(POLLIN | (s.output ? POLLOUT : 0)), 0});
     which.push_back(i);
     deadline = std::min(deadline, s.since + s.c->timeout());
@@ -112,7 +142,7 @@ std::size_t multiplexer::step(std::chrono::nanoseconds wait, const reply_fn& on_
       const short ev = fds[k].revents;
       const std::size_t i = which[k - 1];
       auto& s = slots_[i];
-      if (!s.alive || ev == 0) continue;
+      if (!s.alive || s.reconnecting || ev == 0) continue;
       try {
         if ((ev & (POLLIN | POLLHUP | POLLERR)) != 0) s.c->read_ready();
         while (!s.tags.empty()) {
@@ -127,7 +157,7 @@ std::size_t multiplexer::step(std::chrono::nanoseconds wait, const reply_fn& on_
           if (!s.alive) break;  // the callback cannot fail it, but stay safe
         }
       } catch (const redis_error& e) {
-        fail(i, e, on_failure);
+        broke(i, e, on_failure);
       }
     }
   }
@@ -135,13 +165,13 @@ std::size_t multiplexer::step(std::chrono::nanoseconds wait, const reply_fn& on_
   now = clock::now();
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     auto& s = slots_[i];
-    if (!s.alive || s.tags.empty() || now - s.since < s.c->timeout()) continue;
-    fail(i,
-         redis_error(error_kind::timeout, "Redis at " + s.c->url().describe() + ": no reply for " +
-                                              std::to_string(s.c->timeout().count()) + " ms with " +
-                                              std::to_string(s.tags.size()) +
-                                              " commands in flight (timeout)"),
-         on_failure);
+    if (!s.alive || s.reconnecting || s.tags.empty() || now - s.since < s.c->timeout()) continue;
+    broke(i,
+          redis_error(error_kind::timeout, "Redis at " + s.c->url().describe() + ": no reply for " +
+                                               std::to_string(s.c->timeout().count()) +
+                                               " ms with " + std::to_string(s.tags.size()) +
+                                               " commands in flight (timeout)"),
+          on_failure);
   }
   return delivered;
 }

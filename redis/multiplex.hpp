@@ -21,7 +21,13 @@ class multiplexer {
   // the caller counts them per command).
   using reply_fn = std::function<void(std::size_t conn, std::uint64_t tag, reply&& r)>;
   // Connection `conn` failed (I/O error, closed by the server, or no reply within its
-  // timeout): `lost` are the tags of its commands without a reply. It is dead from then on.
+  // timeout) and is not reconnecting: its connect_options say no reconnect, or its
+  // give_up_after budget is spent (or the retry cannot help: auth, unknown host). `lost` are
+  // the tags of its commands without a reply. It is dead from then on.
+  // With connect_options::reconnect a failed connection is retried instead, with its bounded
+  // backoff, between steps (the others go on meanwhile); once back, every command without a
+  // reply is sent again (connection::stats().replayed) and its reply handed back under its
+  // first tag, as if nothing had happened.
   using failure_fn =
       std::function<void(std::size_t conn, const redis_error& e, std::vector<std::uint64_t> lost)>;
 
@@ -35,6 +41,8 @@ class multiplexer {
   std::size_t size() const { return slots_.size(); }
   connection& at(std::size_t conn) { return *slots_[conn].c; }
   bool alive(std::size_t conn) const { return slots_[conn].alive; }
+  // Broken and being retried (alive still: append() queues until it is back).
+  bool reconnecting(std::size_t conn) const { return slots_[conn].reconnecting; }
   std::size_t in_flight(std::size_t conn) const { return slots_[conn].tags.size(); }
   std::size_t in_flight() const { return in_flight_; }
 
@@ -57,10 +65,15 @@ class multiplexer {
     connection* c;
     std::deque<std::uint64_t> tags;  // commands without a reply yet, oldest first
     bool alive = true;
-    bool output = false;      // buffered bytes not yet written
-    clock::time_point since;  // the last progress (a reply, or the first command in flight)
+    bool reconnecting = false;  // broken; the connection's next_attempt() says when to retry
+    bool output = false;        // buffered bytes not yet written
+    clock::time_point since;    // the last progress (a reply, or the first command in flight)
   };
   void fail(std::size_t i, const redis_error& e, const failure_fn& on_failure);
+  // A failure: retried if the connection reconnects, else fail().
+  void broke(std::size_t i, const redis_error& e, const failure_fn& on_failure);
+  // Tries every broken connection whose backoff is over.
+  void retry_broken(const failure_fn& on_failure);
 
   std::vector<slot> slots_;
   std::size_t in_flight_ = 0;

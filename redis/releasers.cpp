@@ -20,12 +20,16 @@ namespace waitroom::redis {
 
 std::vector<std::string> release_once(connection& c, std::size_t script, const key_layout& keys,
                                       const std::string& list_key, std::uint32_t list,
-                                      std::uint64_t n, std::uint32_t releaser, bool atomic) {
+                                      std::uint64_t n, std::uint32_t releaser, bool atomic,
+                                      std::uint64_t release_id, std::uint64_t log_window) {
   std::vector<std::string> out;
   if (n == 0) return out;
   if (atomic) {
     std::vector<std::string> k{list_key, keys.released(), keys.stats(), keys.release_log(releaser)};
-    std::vector<std::string> a{std::to_string(n), fmt::format("released:{}", list), "", ""};
+    std::vector<std::string> a{
+        std::to_string(n), fmt::format("released:{}", list),
+        release_id > 0 ? std::to_string(release_id) : std::string(),
+        release_id > log_window ? std::to_string(release_id - log_window) : std::string()};
     auto cmd = c.evalsha_args(script, k, a);
     reply got = c.call(std::span<const std::string>(cmd), list_key);
     for (auto& m : got.elements) out.push_back(std::move(m.str));
@@ -62,7 +66,7 @@ std::vector<std::uint64_t> split_release(std::uint64_t n, unsigned k) {
 }
 
 releaser_pool::releaser_pool(const redis_url& url, const key_layout& keys, unsigned releasers,
-                             bool atomic, const connect_options& opt)
+                             bool atomic, const connect_options& opt, std::string releasers_from)
     : keys_(keys), atomic_(atomic) {
   for (unsigned i = 0; i < std::max(1u, releasers); ++i) {
     auto w = std::make_unique<worker>();
@@ -75,7 +79,7 @@ releaser_pool::releaser_pool(const redis_url& url, const key_layout& keys, unsig
     for (; i < workers_.size(); ++i) workers_[i]->thread = std::thread([this, i] { loop(i); });
   } catch (const std::system_error& e) {  // no thread for one: stop those started, exit 2
     stop();
-    throw sim::thread_refused("/release/consumers", static_cast<unsigned>(workers_.size()), i, e,
+    throw sim::thread_refused(releasers_from, static_cast<unsigned>(workers_.size()), i, e,
                               "give fewer release.consumers");
   }
 }
@@ -111,7 +115,9 @@ void releaser_pool::loop(std::uint32_t i) {
       n = i < parts_.size() ? parts_[i] : 0;
     }
     try {
-      w.got = release_once(*w.conn, w.script, keys_, key, list, n, i + 1, atomic_);
+      // One release in flight per releaser: the default log window is ample.
+      const std::uint64_t id = n > 0 ? ++w.releases : 0;
+      w.got = release_once(*w.conn, w.script, keys_, key, list, n, i + 1, atomic_, id);
     } catch (...) {
       w.error = std::current_exception();
     }
@@ -148,20 +154,22 @@ std::vector<std::vector<std::string>> releaser_pool::release(const std::string& 
     if (w->error) std::rethrow_exception(w->error);
     out.push_back(std::move(w->got));
   }
+  if (const auto n = reconnects(); n != reconnects_seen_) {
+    reconnects_seen_ = n;
+    if (on_reconnect_) on_reconnect_();
+  }
   return out;
+}
+
+std::uint64_t releaser_pool::reconnects() const {
+  std::uint64_t n = 0;
+  for (const auto& w : workers_) n += w->conn->stats().reconnects;
+  return n;
 }
 
 command_stats releaser_pool::stats() const {
   command_stats all;
-  for (const auto& w : workers_) {
-    const auto& s = w->conn->stats();
-    for (const auto& [name, n] : s.sent) all.sent[name] += n;
-    all.round_trips += s.round_trips;
-    all.wait_ns += s.wait_ns;
-    all.reconnects += s.reconnects;
-    all.replayed += s.replayed;
-    all.gap_ns += s.gap_ns;
-  }
+  for (const auto& w : workers_) add_stats(all, w->conn->stats());
   return all;
 }
 

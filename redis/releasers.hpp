@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -43,10 +44,13 @@ struct releasers_options {
 // One release of up to n members from `list_key` on c, as releaser `releaser` would: the
 // release script (`script`, loaded on c; it also counts them under `released:<list>`), or the
 // articles' non-atomic ZRANGE, then ZREM + SADD in a second round trip. Returns the members.
-// An error reply throws redis_error of its kind.
+// An error reply throws redis_error of its kind. A release_id above 0 (the script only) logs
+// the release under it in the releaser's release log and forgets the one `log_window` before
+// it: replayed after a reconnect, it returns the same members instead of taking the next.
 std::vector<std::string> release_once(connection& c, std::size_t script, const key_layout& keys,
                                       const std::string& list_key, std::uint32_t list,
-                                      std::uint64_t n, std::uint32_t releaser, bool atomic);
+                                      std::uint64_t n, std::uint32_t releaser, bool atomic,
+                                      std::uint64_t release_id = 0, std::uint64_t log_window = 8);
 
 // K releasers, each a thread with its own connection (as K gateway instances), kept for a
 // whole run. release() hands releaser i parts[i] members to take from one list and lets them
@@ -54,9 +58,12 @@ std::vector<std::string> release_once(connection& c, std::size_t script, const k
 // as long as the pool.
 class releaser_pool {
  public:
-  // Connects every releaser (a refused connection throws here) and loads the script.
+  // Connects every releaser (a refused connection throws here) and loads the script. With
+  // opt.reconnect each releaser's connection reconnects as the mirror's own does, and its
+  // releases carry ids (release_once) so a replayed one is not taken twice. releasers_from
+  // names what set `releasers` when the system refuses a thread (input_error, exit 2).
   releaser_pool(const redis_url& url, const key_layout& keys, unsigned releasers, bool atomic,
-                const connect_options& opt = {});
+                const connect_options& opt = {}, std::string releasers_from = "/release/consumers");
   ~releaser_pool();
   releaser_pool(const releaser_pool&) = delete;
   releaser_pool& operator=(const releaser_pool&) = delete;
@@ -68,6 +75,9 @@ class releaser_pool {
   bool atomic() const { return atomic_; }
   // Every releaser's commands, added up.
   command_stats stats() const;
+  // Called by release(), on its caller's thread, after a release during which a releaser's
+  // connection reconnected (the mirror then compares Redis's state with the model's).
+  void on_reconnect(std::function<void()> f) { on_reconnect_ = std::move(f); }
 
  private:
   struct worker {
@@ -76,7 +86,9 @@ class releaser_pool {
     std::vector<std::string> got;
     std::exception_ptr error;
     std::thread thread;
+    std::uint64_t releases = 0;  // this releaser's release ids so far
   };
+  std::uint64_t reconnects() const;
   void loop(std::uint32_t i);
   void stop();
 
@@ -91,6 +103,8 @@ class releaser_pool {
   std::string list_key_;
   std::uint32_t list_ = 0;
   std::vector<std::uint64_t> parts_;
+  std::function<void()> on_reconnect_;
+  std::uint64_t reconnects_seen_ = 0;
 };
 
 // Splits n as evenly as possible into k parts (the first n % k one larger).

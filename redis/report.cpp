@@ -76,7 +76,11 @@ nlohmann::json redis_block(const command_stats& c, const mirror_stats& m,
                           {"lost", m.lost},
                           {"commands", sent},
                           {"round_trips", m.releaser_commands.round_trips},
-                          {"wait_s", static_cast<double>(m.releaser_commands.wait_ns) * 1e-9}};
+                          {"wait_s", static_cast<double>(m.releaser_commands.wait_ns) * 1e-9},
+                          // Summed over the releasers' connections (gap_s: each one's gaps).
+                          {"reconnects", m.releaser_commands.reconnects},
+                          {"gap_s", static_cast<double>(m.releaser_commands.gap_ns) * 1e-9},
+                          {"replayed", m.releaser_commands.replayed}};
   }
   return block;
 }

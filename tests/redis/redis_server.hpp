@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -129,6 +131,49 @@ class redis_server {
   std::string dir_;
   std::string password_;
   pid_t pid_ = -1;
+};
+
+// Redis stopped mid-run and started again on the same socket and folder: the constructor
+// stops `s` (SIGTERM, or SIGKILL with crash = true, waited for by its pid); a thread starts it
+// again `down` later and keeps it running (a server dies with the thread that started it)
+// until this object ends, when the thread stops it. The test must not use `s` meanwhile.
+class restart_later {
+ public:
+  restart_later(redis_server& s, std::chrono::milliseconds down, bool crash = false) : s_(s) {
+    if (crash)
+      s_.crash();
+    else
+      s_.stop();
+    thread_ = std::thread([this, down] {
+      std::unique_lock lock(m_);
+      if (cv_.wait_for(lock, down, [this] { return done_; })) return;
+      lock.unlock();
+      try {
+        s_.start();
+      } catch (const std::exception&) {  // not back: the test fails on its reconnect
+      }
+      lock.lock();
+      cv_.wait(lock, [this] { return done_; });
+      s_.stop();
+    });
+  }
+  ~restart_later() {
+    {
+      std::lock_guard lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  restart_later(const restart_later&) = delete;
+  restart_later& operator=(const restart_later&) = delete;
+
+ private:
+  redis_server& s_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
 };
 
 }  // namespace waitroom::testing_support

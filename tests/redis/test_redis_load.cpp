@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -40,9 +41,10 @@ TEST(RedisLoad, SendsTheScenariosCommandsAndCleansUp) {
   EXPECT_EQ(conn.call({"DBSIZE"}).integer, 0);  // keys deleted at the end
 }
 
-// Redis killed mid-run: the load's own failure (its table and first error) is what the user
-// reads, then that the keys could not be deleted; exit 6, no result file. Before, the cleanup
-// ran first and its "connection refused" was the only message.
+// Redis killed mid-run and not back within --redis-retry: the load's own failure (its table
+// and first error, the connection not back) is what the user reads, then that the keys could
+// not be deleted; exit 6, no result file, within the budget. Before, the cleanup ran first
+// and its "connection refused" was the only message.
 TEST(RedisLoad, ARedisThatDiesMidRunIsReportedAsTheLoadsFailure) {
   redis_server s;
   const auto out = s.dir() + "/load.json";
@@ -50,14 +52,81 @@ TEST(RedisLoad, ARedisThatDiesMidRunIsReportedAsTheLoadsFailure) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     s.crash();
   });
+  const auto t0 = std::chrono::steady_clock::now();
   auto r = run("load " + scenario + " --redis " + s.url() +
-               " --speed 1 --duration 8 --clients 2 --out " + out);
+               " --speed 1 --duration 8 --clients 2 --redis-retry 1 --out " + out);
+  const auto took = std::chrono::steady_clock::now() - t0;
   killer.join();
   EXPECT_EQ(r.code, 6) << r.out;
+  EXPECT_LT(took, std::chrono::seconds(6)) << "the run went on without Redis";
   EXPECT_NE(r.out.find("commands failed; first:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("connection lost and not back after"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("EVALSHA release"), std::string::npos) << r.out;  // the load's table
   EXPECT_NE(r.out.find("could not be deleted"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// Redis stopped (SIGTERM, AOF always) 1.5 s into a load and started again 500 ms later: the
+// clients reconnect with bounded backoff, resend what had no reply, and the run finishes and
+// reports the reconnects, the gap and the commands retried (JSON and table). On one
+// connection every release is answered once: nobody handed out twice or lost.
+TEST(RedisLoad, ARestartMidRunIsSurvivedAndReported) {
+  for (const std::string format : {"json", "table"}) {
+    redis_server s({"--appendonly", "yes", "--appendfsync", "always"});
+    std::optional<waitroom::testing_support::restart_later> restart;
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      restart.emplace(s, std::chrono::milliseconds(500));
+    });
+    auto r = run("load " + scenario + " --redis " + s.url() +
+                 " --speed 1 --duration 4 --clients 1 --format " + format);
+    stopper.join();
+    ASSERT_EQ(r.code, 0) << r.out;
+    if (format == "table") {
+      EXPECT_NE(r.out.find("reconnects: "), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("commands retried"), std::string::npos) << r.out;
+      continue;
+    }
+    auto j = nlohmann::json::parse(r.out);
+    std::printf("load across a restart: %d reconnects, gap %.3f s, %d commands retried\n",
+                j["reconnects"].get<int>(), j["gap_s"].get<double>(), j["retried"].get<int>());
+    EXPECT_GE(j["reconnects"].get<int>(), 1);
+    EXPECT_GT(j["gap_s"].get<double>(), 0.3);
+    EXPECT_LT(j["gap_s"].get<double>(), 3.0);
+    EXPECT_GE(j["retried"].get<int>(), 1);
+    for (const auto& [name, c] : j["commands"].items()) {
+      EXPECT_EQ(c["completed"], c["requested"]) << name;
+      EXPECT_EQ(c["errors"], 0) << name;
+      EXPECT_EQ(c["timeouts"], 0) << name;
+    }
+    EXPECT_GT(j["commands"]["EVALSHA release"]["completed"].get<int>(), 0);
+    EXPECT_EQ(j["releases"]["duplicated"], 0);
+    EXPECT_EQ(j["releases"]["lost"], 0);
+    EXPECT_EQ(j["releases"]["handed_out"], j["releases"]["requested"]);
+    EXPECT_EQ(s.dbsize(), 0);  // the restarted server's keys deleted at the end
+  }
+}
+
+// Every release a load connection sends carries an id (so a resend after a reconnect is not
+// taken twice), and each forgets the one --pipeline + 16 before it: the release log holds the
+// last ones only.
+TEST(RedisLoad, ReleasesCarryIdsAndTheLogKeepsAWindow) {
+  redis_server s;
+  auto r = run("load " + scenario + " --redis " + s.url() +
+               " --set /arrivals/segments/0/duration_s=3 --speed asap --clients 1 --pipeline 4 "
+               "--redis-keep --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  const auto releases = j["commands"]["EVALSHA release"]["completed"].get<long long>();
+  ASSERT_GT(releases, 20);
+  waitroom::redis::connection c(s.parsed_url());
+  auto logs = c.call({"KEYS", "waitroom:*:release_log:0"});
+  ASSERT_EQ(logs.elements.size(), 1u);
+  const std::string log = logs.elements[0].str;
+  EXPECT_EQ(c.call({"HLEN", log}).integer, 4 + 16);
+  // Connection 0's ids are 1, 2, ...: the last release's is kept, the one 20 before it not.
+  EXPECT_EQ(c.call({"HEXISTS", log, std::to_string(releases)}).integer, 1);
+  EXPECT_EQ(c.call({"HEXISTS", log, std::to_string(releases - 20)}).integer, 0);
 }
 
 TEST(RedisLoad, TheStatusCacheSavesLookups) {
@@ -103,6 +172,16 @@ TEST(RedisLoad, ErrorsHaveTheirExitCodesAndWriteNothing) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   auto pw = run("load " + scenario + " --redis redis://u:topsecret@127.0.0.1:1 --out " + out);
   EXPECT_EQ(pw.out.find("topsecret"), std::string::npos) << pw.out;
+  for (const std::string v : {"-1", "x", "nan", "inf", "1e9"}) {
+    auto retry =
+        run("load " + scenario + " --redis " + s.url() + " --redis-retry " + v + " --out " + out);
+    EXPECT_EQ(retry.code, 2) << retry.out;
+    EXPECT_NE(retry.out.find("--redis-retry: expected seconds from 0 (no reconnect) to 86400, "
+                             "found '" +
+                             v + "'"),
+              std::string::npos)
+        << retry.out;
+  }
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 

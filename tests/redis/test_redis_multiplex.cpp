@@ -255,6 +255,86 @@ TEST(RedisMultiplex, NoReplyWithinTheTimeoutFailsTheConnectionAsATimeout) {
   EXPECT_LT(took, 5s);
 }
 
+// Redis stopped (SIGTERM) and started again on the same socket: a connection with
+// connect_options::reconnect is retried with its backoff while the multiplexer goes on, then
+// every command without a reply is sent again and answered under its first tag, in order.
+TEST(RedisMultiplex, AConnectionBrokenByARestartIsReconnectedAndItsCommandsResent) {
+  redis_server s({"--appendonly", "yes", "--appendfsync", "always"});
+  waitroom::redis::connect_options o;
+  o.reconnect = true;
+  o.timeout = 5s;  // longer than the BLPOP below is left waiting
+  o.give_up_after = 10s;
+  connection a(s.parsed_url(), o), b(s.parsed_url(), o);
+  std::vector<delivered> got;
+  std::vector<failure> failed;
+  multiplexer mux({&a, &b});
+  // a: a BLPOP the server will not answer before it stops, then an ECHO behind it.
+  mux.append(0, {"BLPOP", "mux:k", "0"}, 1);
+  mux.append(0, {"ECHO", "two"}, 2);
+  mux.append(1, {"ECHO", "three"}, 3);
+  for (int i = 0; i < 40 && got.empty(); ++i) step_once(mux, got, failed, 50ms);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].tag, 3u);
+  {
+    waitroom::testing_support::restart_later restart(s, 300ms);
+    auto end = std::chrono::steady_clock::now() + 10s;
+    while (a.stats().reconnects == 0 && std::chrono::steady_clock::now() < end)
+      step_once(mux, got, failed, 100ms);
+    ASSERT_EQ(a.stats().reconnects, 1u);
+    EXPECT_TRUE(mux.alive(0));
+    EXPECT_FALSE(mux.reconnecting(0));
+    EXPECT_EQ(a.stats().replayed, 2u);  // the BLPOP and the ECHO, sent again
+    EXPECT_GE(a.stats().gap_ns, 250'000'000);
+    ASSERT_EQ(a.stats().outages.size(), 1u);
+    // The BLPOP waits again on the new server: answer it.
+    connection control(s.parsed_url());
+    EXPECT_EQ(control.call({"LPUSH", "mux:k", "x"}).integer, 1);
+    // b broke too, with nothing in flight: its next command finds out and is resent.
+    mux.append(1, {"ECHO", "four"}, 4);
+    drain(mux, got, failed);
+  }
+  EXPECT_TRUE(failed.empty()) << failed.front().what;
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[1].tag, 1u);
+  ASSERT_EQ(got[1].r.elements.size(), 2u);
+  EXPECT_EQ(got[1].r.elements[1].str, "x");
+  EXPECT_TRUE(got[1].r.replayed);
+  EXPECT_EQ(got[2].tag, 2u);
+  EXPECT_EQ(got[2].r.str, "two");
+  EXPECT_TRUE(got[2].r.replayed);
+  EXPECT_EQ(got[3].tag, 4u);
+  EXPECT_EQ(got[3].r.str, "four");
+  EXPECT_EQ(b.stats().reconnects, 1u);
+  EXPECT_EQ(waitroom::redis::outage_union_ns(
+                {{0, 10}, {5, 20}, {30, 40}, {35, 38}}),  // overlaps counted once
+            30);
+}
+
+TEST(RedisMultiplex, AServerThatNeverComesBackFailsTheConnectionAfterItsBudget) {
+  redis_server s;
+  waitroom::redis::connect_options o;
+  o.reconnect = true;
+  o.timeout = 300ms;
+  o.give_up_after = 1s;
+  connection a(s.parsed_url(), o);
+  std::vector<delivered> got;
+  std::vector<failure> failed;
+  multiplexer mux({&a});
+  s.stop();
+  mux.append(0, {"ECHO", "lost"}, 9);
+  auto t0 = std::chrono::steady_clock::now();
+  drain(mux, got, failed);
+  auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(got.empty());
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].kind, waitroom::redis::error_kind::connection) << failed[0].what;
+  EXPECT_NE(failed[0].what.find("not back after"), std::string::npos) << failed[0].what;
+  EXPECT_EQ(failed[0].lost, std::vector<std::uint64_t>{9});
+  EXPECT_FALSE(mux.alive(0));
+  EXPECT_GE(took, 500ms);
+  EXPECT_LT(took, 5s);
+}
+
 // Load mode over a small scenario: one client thread or two, the same commands requested and
 // completed (the stream is the generator's, whatever the thread layout).
 TEST(RedisMultiplex, LoadCountsAreTheSameWithOneThreadOrTwo) {

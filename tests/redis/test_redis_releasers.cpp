@@ -1,12 +1,17 @@
 // Concurrent releasers (Lua: none duplicated or lost; ZRANGE-then-ZREM: duplicates) and
 // signed tokens (forged or altered ones are never accepted).
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "redis/releasers.hpp"
+#include "redis/scripts.hpp"
 #include "redis/signed_token.hpp"
 #include "redis_server.hpp"
 #include "sim/random.hpp"
@@ -60,6 +65,83 @@ TEST(RedisReleasers, ZrangeThenZremAdmitsUsersTwice) {
       static_cast<unsigned long long>(o.users), o.releasers,
       static_cast<unsigned long long>(r.releases), static_cast<unsigned long long>(r.duplicated),
       static_cast<unsigned long long>(r.lost));
+}
+
+// A list of n members, scores 0..n-1, on a fresh connection; returns them in order.
+std::vector<std::string> fill(const redis_server& s, const key_layout& keys, std::uint64_t n) {
+  connection c(s.parsed_url());
+  std::vector<std::string> cmd{"ZADD", keys.list(0)}, members;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    members.push_back(hex_token(i));
+    cmd.push_back(std::to_string(i));
+    cmd.push_back(members.back());
+  }
+  c.call(std::span<const std::string>(cmd));
+  return members;
+}
+
+// A release replayed after a reconnect (the same id again) returns the logged members and
+// takes nobody more; a new id takes the next ones and forgets the id a window before it.
+TEST(RedisReleasers, AReleaseIdMakesAReplayedReleaseTakeNobodyTwice) {
+  redis_server s;
+  const key_layout keys{new_run_id()};
+  auto members = fill(s, keys, 100);
+  connection c(s.parsed_url());
+  auto script = c.add_script("release", waitroom::redis::scripts::release);
+  auto first = release_once(c, script, keys, keys.list(0), 0, 10, 3, true, 5, 4);
+  auto again = release_once(c, script, keys, keys.list(0), 0, 10, 3, true, 5, 4);
+  EXPECT_EQ(first, std::vector<std::string>(members.begin(), members.begin() + 10));
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(c.call({"ZCARD", keys.list(0)}).integer, 90);
+  EXPECT_EQ(c.call({"SCARD", keys.released()}).integer, 10);
+  auto next = release_once(c, script, keys, keys.list(0), 0, 10, 3, true, 6, 4);
+  EXPECT_EQ(next, std::vector<std::string>(members.begin() + 10, members.begin() + 20));
+  // Id 6 forgot id 2 (6 - 4), kept 5 and 6 under releaser 3's log.
+  EXPECT_EQ(c.call({"HEXISTS", keys.release_log(3), "5"}).integer, 1);
+  EXPECT_EQ(c.call({"HLEN", keys.release_log(3)}).integer, 2);
+  EXPECT_EQ(c.call({"ZCARD", keys.list(0)}).integer, 80);
+}
+
+// The releaser pool across a restart (SIGTERM, AOF always): every releaser's connection
+// reconnects, the release hands out exactly the first members once, and the pool tells its
+// owner (the mirror then compares Redis's state with the model's).
+TEST(RedisReleasers, ThePoolReconnectsAcrossARestartAndSaysSo) {
+  redis_server s({"--appendonly", "yes", "--appendfsync", "always"});
+  const key_layout keys{new_run_id()};
+  auto members = fill(s, keys, 1000);
+  connect_options o;
+  o.reconnect = true;
+  o.timeout = std::chrono::milliseconds(1000);
+  o.give_up_after = std::chrono::milliseconds(10000);
+  releaser_pool pool(s.parsed_url(), keys, 4, true, o);
+  int told = 0;
+  pool.on_reconnect([&] { ++told; });
+  const auto parts = split_release(100, 4);
+  auto before = pool.release(keys.list(0), 0, parts);
+  EXPECT_EQ(told, 0);
+  {
+    waitroom::testing_support::restart_later restart(s, std::chrono::milliseconds(300));
+    auto got = pool.release(keys.list(0), 0, parts);
+    std::vector<std::string> all;
+    for (const auto& g : got) all.insert(all.end(), g.begin(), g.end());
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(all, std::vector<std::string>(members.begin() + 100, members.begin() + 200));
+    EXPECT_EQ(told, 1);
+    const auto st = pool.stats();
+    EXPECT_EQ(st.reconnects, 4u);
+    EXPECT_GE(st.gap_ns, 4 * 250'000'000LL);
+    std::printf("pool across a restart: %llu reconnects, gaps %.3f s in all, %llu replayed\n",
+                static_cast<unsigned long long>(st.reconnects),
+                static_cast<double>(st.gap_ns) * 1e-9,
+                static_cast<unsigned long long>(st.replayed));
+    connection c(s.parsed_url());
+    EXPECT_EQ(c.call({"ZCARD", keys.list(0)}).integer, 800);
+    EXPECT_EQ(c.call({"SCARD", keys.released()}).integer, 200);
+    // Each releaser logged its two releases by id.
+    for (std::uint32_t r = 1; r <= 4; ++r)
+      EXPECT_EQ(c.call({"HLEN", keys.release_log(r)}).integer, 2) << r;
+  }
+  EXPECT_EQ(before.size(), 4u);
 }
 
 TEST(SignedTokens, GenuineOnesVerify) {

@@ -85,6 +85,33 @@ TEST(RedisThreads, ARefusedReleaserPoolThreadIsAnInputErrorNamingConsumers) {
   }
 }
 
+// `run --redis` with release.consumers: the refused releaser thread names the scenario file
+// with the pointer, as every other scenario error does.
+TEST(RedisThreads, RunNamesTheScenarioFileWhenAReleaserThreadIsRefused) {
+  redis_server s;
+  const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/clinic_ratio.json";
+  const std::string cmd = "sh -c 'ulimit -s 1000000000 || exit 99; exec timeout -k 5 60 " +
+                          std::string(WAITROOM_BINARY) + " run " + scenario +
+                          " --set /release/consumers=3 --redis " + s.url() + "' 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = ::pclose(p);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_NE(WEXITSTATUS(status), 99) << "ulimit -s refused: " << out;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  EXPECT_NE(out.find("waitroom: " + scenario +
+                     ": /release/consumers: expected a number of threads the system can start, "
+                     "found 3: thread 1 could not be started"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("terminate"), std::string::npos) << out;
+  waitroom::redis::connection c(s.parsed_url());
+  EXPECT_EQ(c.call({"DBSIZE"}).integer, 0);  // the run's keys deleted
+}
+
 // The load clients are --threads threads, each multiplexing its share of the --clients
 // connections (redis/multiplex): a refused one names --threads.
 TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingThreads) {
