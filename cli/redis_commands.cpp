@@ -156,7 +156,7 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
                   {"completed_per_s", c.completed_per_s}};
   }
   return {{"redis", where},
-          {"speed", o.max_speed ? nlohmann::json("max") : nlohmann::json(o.speed)},
+          {"speed", o.max_speed ? nlohmann::json("asap") : nlohmann::json(o.speed)},
           {"clients", o.clients},
           {"threads", o.threads},
           {"pipeline", o.pipeline},
@@ -193,9 +193,10 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
 
 std::string to_table(const redis::load_result& r, const redis::load_options& o,
                      const std::string& where) {
-  std::string s = fmt::format("load against {}  speed {}  clients {}  threads {}  pipeline {}\n",
-                              where, o.max_speed ? std::string("max") : fmt::format("{}x", o.speed),
-                              o.clients, o.threads, o.pipeline);
+  std::string s =
+      fmt::format("load against {}  speed {}  clients {}  threads {}  pipeline {}\n", where,
+                  o.max_speed ? std::string("asap") : fmt::format("{}x", o.speed), o.clients,
+                  o.threads, o.pipeline);
   s += fmt::format(
       "wall {:.1f} s, simulated {:.1f} s, {} users; sent behind schedule by p50 {:.2f} ms, p99 "
       "{:.2f} ms, max {:.2f} ms\n\n",

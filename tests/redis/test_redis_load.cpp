@@ -129,6 +129,29 @@ TEST(RedisLoad, ReleasesCarryIdsAndTheLogKeepsAWindow) {
   EXPECT_EQ(c.call({"HEXISTS", log, std::to_string(releases - 20)}).integer, 0);
 }
 
+// --duration bounds the wall clock even when the clients fall behind schedule (it used to
+// stop only when the commands' due times reached it: 8.5 s of wall for --duration 5 at 20x),
+// and --speed asap, having no schedule, is never reported behind it.
+TEST(RedisLoad, DurationBoundsTheWallClockAndAsapIsNeverBehind) {
+  redis_server s;
+  // 1000x the concert's polling stream on one connection: far more than Redis and one client
+  // thread answer, so the due times run ahead of the wall clock.
+  auto late = run("load " + scenario + " --redis " + s.url() +
+                  " --speed 1000 --duration 1 --clients 1 --format json");
+  ASSERT_EQ(late.code, 0) << late.out;
+  auto j = nlohmann::json::parse(late.out);
+  EXPECT_TRUE(j["stopped_by_duration"].get<bool>());
+  EXPECT_TRUE(j["behind_schedule"].get<bool>());
+  // What was queued when the second ended still goes out: at most 4 * 64 + 1024 commands.
+  EXPECT_LT(j["wall_s"].get<double>(), 3.0) << late.out.substr(0, 400);
+  auto asap = run("load " + scenario + " --redis " + s.url() +
+                  " --set /arrivals/segments/0/duration_s=3 --speed asap --format json");
+  ASSERT_EQ(asap.code, 0) << asap.out;
+  auto k = nlohmann::json::parse(asap.out);
+  EXPECT_EQ(k["speed"], "asap");
+  EXPECT_FALSE(k["behind_schedule"].get<bool>());
+}
+
 TEST(RedisLoad, TheStatusCacheSavesLookups) {
   redis_server s;
   // Fixed 2 s polls (no suggested intervals) through a 10 s cache.
