@@ -67,26 +67,12 @@ std::uint64_t whole_up_to(const json& j, std::uint64_t max) {
 
 namespace {
 
-// RFC 6901: '~' is written "~0" and '/' "~1" in a pointer's member names.
-std::string escaped(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 bool find(const json& node, const json* target, std::string& path) {
   if (&node == target) return true;
   const std::size_t mark = path.size();
   if (node.is_object()) {
     for (const auto& [key, value] : node.items()) {
-      path += "/" + escaped(key);
+      path += "/" + models::json_pointer_escape(key);
       if (find(value, target, path)) return true;
       path.resize(mark);
     }

@@ -145,15 +145,8 @@ class order_tree {
 
   zentry at(std::size_t r) const {
     if (r >= size_) return {pending_score_, sorted_pending()[r - size_].id};
-    std::uint32_t node = root_;
-    for (int d = 0; d < height_; ++d) {
-      const inner& in = inners_[node];
-      std::uint32_t i = 0;
-      while (r >= in.count[i]) r -= in.count[i++];
-      node = in.child[i];
-    }
-    const leaf& lf = leaves_[node];
-    return {lf.score[r], lf.id[r]};
+    const auto [lf, k] = locate(r);
+    return {lf->score[k], lf->id[k]};
   }
 
   // Calls f(zentry) for ranks [from, to) in order.
@@ -161,17 +154,8 @@ class order_tree {
   void for_range(std::size_t from, std::size_t to, F&& f) const {
     const std::size_t end = std::min(to, size_);
     while (from < end) {
-      std::size_t r = from;
-      std::uint32_t node = root_;
-      for (int d = 0; d < height_; ++d) {
-        const inner& in = inners_[node];
-        std::uint32_t i = 0;
-        while (r >= in.count[i]) r -= in.count[i++];
-        node = in.child[i];
-      }
-      const leaf& lf = leaves_[node];
-      for (auto k = static_cast<std::uint32_t>(r); k < lf.n && from < end; ++k, ++from)
-        f(zentry{lf.score[k], lf.id[k]});
+      const auto [lf, first] = locate(from);
+      for (auto k = first; k < lf->n && from < end; ++k, ++from) f(zentry{lf->score[k], lf->id[k]});
     }
     if (from >= to) return;
     const auto run = sorted_pending();
@@ -336,6 +320,18 @@ class order_tree {
     std::uint32_t node;
     std::uint32_t index;
   };
+
+  // The leaf holding the tree's entry of rank r (r < size_), and its index there.
+  std::pair<const leaf*, std::uint32_t> locate(std::size_t r) const {
+    std::uint32_t node = root_;
+    for (int d = 0; d < height_; ++d) {
+      const inner& in = inners_[node];
+      std::uint32_t i = 0;
+      while (r >= in.count[i]) r -= in.count[i++];
+      node = in.child[i];
+    }
+    return {&leaves_[node], static_cast<std::uint32_t>(r)};
+  }
 
   std::uint32_t new_leaf() {
     std::uint32_t i;
