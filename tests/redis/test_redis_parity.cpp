@@ -189,6 +189,30 @@ TEST(RedisParityClaims, SignedMembersKeepTheOrder) {
   EXPECT_TRUE(signer.verify(some.str).has_value());
 }
 
+// Passes every operation to a live mirror; the fault tests act on Redis before an entry.
+struct forwarding_mirror : waitroom::models::queue_mirror {
+  redis_mirror& inner;
+  explicit forwarding_mirror(redis_mirror& i) : inner(i) {}
+  virtual void before_enter() {}
+  void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
+    before_enter();
+    inner.enter(l, t, sc, n);
+  }
+  void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.remove(l, t, n); }
+  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double sc,
+            std::int64_t n) override {
+    inner.move(f, to, t, sc, n);
+  }
+  void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
+    inner.released(l, t, n);
+  }
+  void drawn(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.drawn(l, t, n); }
+  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
+    inner.ranked(l, t, r, n);
+  }
+  void round_end(std::int64_t n) override { inner.round_end(n); }
+};
+
 // Redis stopped and restarted mid-run (appendonly yes, appendfsync always): the mirror
 // reconnects with bounded backoff, replays what was not acknowledged, reports the gap, and
 // the state after the restart still matches the model's.
@@ -205,8 +229,7 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
   cfg.policy = make_policy(waitroom::models::ordering::offset, waitroom::models::time_unit::ms, 0);
   cfg.users = 20'000;
   // A mirror that crashes the server once, a third of the way in, and restarts it 300 ms later.
-  struct crashing : waitroom::models::queue_mirror {
-    redis_mirror& inner;
+  struct crashing : forwarding_mirror {
     redis_server& server;
     std::uint64_t calls = 0;
     std::thread restarter;
@@ -221,7 +244,7 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
       cv.notify_all();
       if (restarter.joinable()) restarter.join();
     }
-    crashing(redis_mirror& i, redis_server& s) : inner(i), server(s) {}
+    crashing(redis_mirror& i, redis_server& s) : forwarding_mirror(i), server(s) {}
     void maybe_crash() {
       if (++calls != 8'000) return;
       server.crash();
@@ -234,25 +257,7 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
         server.stop();
       });
     }
-    void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
-      maybe_crash();
-      inner.enter(l, t, sc, n);
-    }
-    void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override {
-      inner.remove(l, t, n);
-    }
-    void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double sc,
-              std::int64_t n) override {
-      inner.move(f, to, t, sc, n);
-    }
-    void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
-      inner.released(l, t, n);
-    }
-    void drawn(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.drawn(l, t, n); }
-    void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
-      inner.ranked(l, t, r, n);
-    }
-    void round_end(std::int64_t n) override { inner.round_end(n); }
+    void before_enter() override { maybe_crash(); }
   } wrapper(m, s);
   stream_result res;
   try {
@@ -275,29 +280,14 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
 }
 
 // A mirror that stops Redis (SIGTERM) at its 8,000th entry and starts it 300 ms later.
-struct restarting : waitroom::models::queue_mirror {
-  redis_mirror& inner;
+struct restarting : forwarding_mirror {
   redis_server& server;
   std::uint64_t calls = 0;
   std::optional<restart_later> restart;
-  restarting(redis_mirror& i, redis_server& s) : inner(i), server(s) {}
-  void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
+  restarting(redis_mirror& i, redis_server& s) : forwarding_mirror(i), server(s) {}
+  void before_enter() override {
     if (++calls == 8'000) restart.emplace(server, std::chrono::milliseconds(300));
-    inner.enter(l, t, sc, n);
   }
-  void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.remove(l, t, n); }
-  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double sc,
-            std::int64_t n) override {
-    inner.move(f, to, t, sc, n);
-  }
-  void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
-    inner.released(l, t, n);
-  }
-  void drawn(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.drawn(l, t, n); }
-  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
-    inner.ranked(l, t, r, n);
-  }
-  void round_end(std::int64_t n) override { inner.round_end(n); }
 };
 
 // A 20k-user stream released by 4 releasers (the script, or ZRANGE then ZREM), Redis
