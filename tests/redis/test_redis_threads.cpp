@@ -43,6 +43,25 @@ class refused_threads {
   bool ok_ = false;
 };
 
+// `waitroom ARGS` under a 1 TB stack limit (ulimit -s, in KB), which makes every new thread's
+// stack fail to map: its exit status (99: the shell refused the limit) and its output.
+struct shell_result {
+  int status = -1;
+  std::string out;
+};
+shell_result run_without_room_for_threads(const std::string& args) {
+  const std::string cmd = "sh -c 'ulimit -s 1000000000 || exit 99; exec timeout -k 5 60 " +
+                          std::string(WAITROOM_BINARY) + " " + args + "' 2>&1";
+  shell_result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 TEST(RedisThreads, ARefusedReleaserThreadIsAnInputErrorNamingTheCount) {
   redis_server s;
   waitroom::redis::releasers_options o;
@@ -90,18 +109,10 @@ TEST(RedisThreads, ARefusedReleaserPoolThreadIsAnInputErrorNamingConsumers) {
 TEST(RedisThreads, RunNamesTheScenarioFileWhenAReleaserThreadIsRefused) {
   redis_server s;
   const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/clinic_ratio.json";
-  const std::string cmd = "sh -c 'ulimit -s 1000000000 || exit 99; exec timeout -k 5 60 " +
-                          std::string(WAITROOM_BINARY) + " run " + scenario +
-                          " --set /release/consumers=3 --redis " + s.url() + "' 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = ::pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  ASSERT_NE(WEXITSTATUS(status), 99) << "ulimit -s refused: " << out;
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  const auto [status, out] = run_without_room_for_threads(
+      "run " + scenario + " --set /release/consumers=3 --redis " + s.url());
+  ASSERT_NE(status, 99) << "ulimit -s refused: " << out;
+  EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("waitroom: " + scenario +
                      ": /release/consumers: expected a number of threads the system can start, "
                      "found 3: thread 1 could not be started"),
@@ -117,21 +128,11 @@ TEST(RedisThreads, RunNamesTheScenarioFileWhenAReleaserThreadIsRefused) {
 TEST(RedisThreads, ARefusedLoadClientExitsTwoNamingThreads) {
   redis_server s;
   const std::string scenario = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/concert_polling.json";
-  // A 1 TB stack limit (ulimit -s, in KB) makes every new thread's stack fail to map.
-  const std::string cmd = "sh -c 'ulimit -s 1000000000 || exit 99; exec timeout -k 5 60 " +
-                          std::string(WAITROOM_BINARY) + " load " + scenario + " --redis " +
-                          s.url() +
-                          " --set /arrivals/segments/0/duration_s=2 --speed asap --clients 3 "
-                          "--threads 3' 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = ::pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  ASSERT_NE(WEXITSTATUS(status), 99) << "ulimit -s refused: " << out;
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  const auto [status, out] = run_without_room_for_threads(
+      "load " + scenario + " --redis " + s.url() +
+      " --set /arrivals/segments/0/duration_s=2 --speed asap --clients 3 --threads 3");
+  ASSERT_NE(status, 99) << "ulimit -s refused: " << out;
+  EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("waitroom: --threads: expected a number of threads the system can start, "
                      "found 3: thread 1 could not be started"),
             std::string::npos)
