@@ -199,8 +199,41 @@ class order_tree {
     if (ties_at_tail_)
       std::sort(pending_.begin(), pending_.end(),
                 [](const pending& a, const pending& b) { return a.tie < b.tie; });
-    for (const auto& p : pending_) insert_in_tree(pending_score_, p.id);
+    append_run();
     pending_.clear();
+  }
+
+  // Every tree score is below the run's (tree_max_ bounds them), so the run goes to the
+  // rightmost leaf in order: filled in place with one count update per level, where
+  // insert_in_tree would descend from the root per entry. A full or empty leaf takes the
+  // entry through insert_in_tree (redistribute or split as before): the same tree shape.
+  void append_run() {
+    const std::size_t n = pending_.size();
+    std::size_t k = 0;
+    while (k < n) {
+      std::array<step, max_height> path;
+      std::uint32_t node = root_;
+      for (int d = 0; d < height_; ++d) {
+        const inner& in = inners_[node];
+        path[d] = {node, in.n - 1};
+        node = in.child[in.n - 1];
+      }
+      leaf& lf = leaves_[node];
+      if (lf.n == 0 || lf.n == leaf_capacity) {
+        insert_in_tree(pending_score_, pending_[k++].id);
+        continue;
+      }
+      const auto m = static_cast<std::uint32_t>(std::min<std::size_t>(n - k, leaf_capacity - lf.n));
+      for (std::uint32_t j = 0; j < m; ++j) {
+        lf.score[lf.n + j] = pending_score_;
+        lf.id[lf.n + j] = pending_[k + j].id;
+      }
+      lf.n += m;
+      for (int d = 0; d < height_; ++d) inners_[path[d].node].count[path[d].index] += m;
+      size_ += m;
+      k += m;
+      tree_max_ = std::max(tree_max_, pending_score_);
+    }
   }
 
   void insert_in_tree(double score, std::uint32_t id) {
