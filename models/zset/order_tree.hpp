@@ -240,13 +240,29 @@ class order_tree {
     tree_max_ = size_ == 0 ? score : std::max(tree_max_, score);
     const probe key = make_probe(score, id);
     std::array<step, max_height> path;
-    std::uint32_t node = root_;
-    for (int d = 0; d < height_; ++d) {
-      inner& in = inners_[node];
-      std::uint32_t i = route(in, key);
-      path[d] = {node, i};
-      ++in.count[i];
-      node = in.child[i];
+    std::uint32_t node;
+    if (finger_holds(key)) {  // the leaf of the last insert: no descent
+      path = finger_.path;
+      node = finger_.leaf;
+      for (int d = 0; d < height_; ++d) ++inners_[path[d].node].count[path[d].index];
+    } else {
+      finger_.valid = false;
+      node = root_;
+      for (int d = 0; d < height_; ++d) {
+        inner& in = inners_[node];
+        std::uint32_t i = route(in, key);
+        path[d] = {node, i};
+        ++in.count[i];
+        if (i + 1 < in.n) {  // the deepest next subtree's minimum bounds this leaf's keys
+          finger_.has_upper = true;
+          finger_.upper_score = in.min_score[i + 1];
+          finger_.upper_id = in.min_id[i + 1];
+        } else if (d == 0) {
+          finger_.has_upper = false;
+        }
+        node = in.child[i];
+      }
+      if (height_ == 0) finger_.has_upper = false;
     }
     ++size_;
     leaf& lf = leaves_[node];
@@ -257,8 +273,14 @@ class order_tree {
     if (lf.n < leaf_capacity) {
       leaf_insert(lf, pos, score, id);
       if (pos == 0) fix_min_upward(path, height_, score, id);
+      if (!finger_.valid) {
+        finger_.path = path;
+        finger_.leaf = node;
+        finger_.valid = true;
+      }
       return;
     }
+    finger_.valid = false;  // the leaf splits or passes entries on: bounds move
     if (height_ > 0 && redistribute(path, node, pos, score, id)) return;
     // Split. An append keeps the left leaf full (sequential inserts pack leaves densely);
     // otherwise cut at the insertion point or the middle, whichever is later, so that runs
@@ -281,6 +303,7 @@ class order_tree {
   }
 
   bool erase_in_tree(double score, std::uint32_t id) {
+    finger_.valid = false;
     const probe key = make_probe(score, id);
     std::array<step, max_height> path;
     std::uint32_t node = root_;
@@ -310,6 +333,7 @@ class order_tree {
 
   template <class F>
   void pop_in_tree(std::size_t n, F& f) {
+    finger_.valid = false;
     while (n > 0) {
       std::array<step, max_height> path;
       std::uint32_t node = root_;
@@ -387,6 +411,16 @@ class order_tree {
     }
     inners_[i].n = 0;
     return i;
+  }
+
+  // Whether the key belongs in the leaf of the last insert: at or above the leaf's first
+  // entry and below the minimum of the subtree that follows it (separators are exact minima).
+  // VIPs scored 10 s back arrive in order, so most land in the leaf the previous one did.
+  bool finger_holds(const probe& key) const {
+    if (!finger_.valid) return false;
+    const leaf& lf = leaves_[finger_.leaf];
+    return lf.n > 0 && !probe_less(key, lf.score[0], lf.id[0]) &&
+           (!finger_.has_upper || probe_less(key, finger_.upper_score, finger_.upper_id));
   }
 
   // The child whose subtree holds the key: the last child whose minimum is <= key.
@@ -700,6 +734,17 @@ class order_tree {
   // where it could have been, never started where it must not).
   double tree_max_ = 0.0;
   bool ties_at_tail_ = true;  // whether new scores start a pending run
+  // The leaf of the last insert that neither split nor redistributed, its path and the key
+  // bound above it. Anything that moves entries between leaves or removes one drops it;
+  // appends at the rightmost leaf (append_run) keep its path and bounds as they were.
+  struct finger {
+    bool valid = false;
+    bool has_upper = false;
+    std::uint32_t leaf = 0;
+    double upper_score = 0.0;
+    std::uint32_t upper_id = 0;
+    std::array<step, max_height> path{};
+  } finger_;
 };
 
 }  // namespace waitroom::models
