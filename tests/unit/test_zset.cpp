@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "models/zset/zset.hpp"
 #include "sim/random.hpp"
@@ -294,6 +296,37 @@ TEST(Zset, TailTiesAndOffsetsAgainstReference) {
     ASSERT_EQ(key(s, m), *it++);
   }
   ASSERT_EQ(it, ref.end());
+}
+
+// A millisecond's ties are sorted by tie key when the next score comes (order_tree::sort_run:
+// bucket pass, then insertion sort). Runs of every size the bucket pass sees, with keys spread
+// over 64 bits (tokens), packed into a small range, and colliding in buckets (more entries
+// than buckets), must come out in exactly std::sort's order.
+TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
+  struct keyed_store {
+    std::vector<std::uint64_t> keys;
+    std::uint64_t tie_key(std::uint32_t id) const { return keys[id]; }
+    double score(std::uint32_t id) const { return id + 1 == keys.size() ? 2.0 : 1.0; }
+  };
+  waitroom::sim::rng r(31);
+  for (const std::size_t n : {2, 31, 32, 33, 100, 1000, 4097, 9000})
+    for (int spread = 0; spread < 3; ++spread) {
+      keyed_store store;
+      for (std::size_t i = 0; i < n; ++i)
+        store.keys.push_back(spread == 0   ? r.next()                          // tokens
+                             : spread == 1 ? 1000 + (i * 7919) % n             // a small range
+                                           : (r.next() >> 52) * 1000003 + i);  // few top bits
+      store.keys.push_back(0);  // the member with the next score, which seals the run
+      order_tree<keyed_store> tree(&store);
+      for (std::uint32_t i = 0; i < n; ++i) tree.insert(1.0, i);
+      tree.insert(2.0, static_cast<std::uint32_t>(n));
+      std::vector<std::uint64_t> want(store.keys.begin(), store.keys.end() - 1);
+      std::sort(want.begin(), want.end());
+      std::vector<std::uint64_t> got;
+      tree.for_range(0, n, [&](zentry e) { got.push_back(store.keys[e.id]); });
+      ASSERT_EQ(got, want) << n << " ties, spread " << spread;
+      ASSERT_TRUE(tree.check()) << n << " ties, spread " << spread;
+    }
 }
 
 TEST(Zset, SequentialInsertsPackLeavesDensely) {
