@@ -283,14 +283,13 @@ class order_tree {
     tree_max_ = size_ == 0 ? score : std::max(tree_max_, score);
     const probe key = make_probe(score, id);
     std::array<step, max_height> path;
-    std::uint32_t node;
-    if (finger_holds(key)) {  // the leaf of the last insert: no descent
-      path = finger_.path;
+    std::uint32_t node = root_;
+    if (height_ > 0 && finger_holds(key)) {  // the leaf of the last insert: no descent
+      std::copy_n(finger_.path.begin(), height_, path.begin());
       node = finger_.leaf;
       for (int d = 0; d < height_; ++d) ++inners_[path[d].node].count[path[d].index];
-    } else {
+    } else if (height_ > 0) {  // a lone leaf has nothing to route and no finger
       finger_.valid = false;
-      node = root_;
       for (int d = 0; d < height_; ++d) {
         inner& in = inners_[node];
         std::uint32_t i = route(in, key);
@@ -305,7 +304,6 @@ class order_tree {
         }
         node = in.child[i];
       }
-      if (height_ == 0) finger_.has_upper = false;
     }
     ++size_;
     leaf& lf = leaves_[node];
@@ -316,8 +314,8 @@ class order_tree {
     if (lf.n < leaf_capacity) {
       leaf_insert(lf, pos, score, id);
       if (pos == 0) fix_min_upward(path, height_, score, id);
-      if (!finger_.valid) {
-        finger_.path = path;
+      if (!finger_.valid && height_ > 0) {  // a lone leaf needs no finger
+        std::copy_n(path.begin(), height_, finger_.path.begin());
         finger_.leaf = node;
         finger_.valid = true;
       }
