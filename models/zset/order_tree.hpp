@@ -197,14 +197,16 @@ class order_tree {
   // time went to std::sort at 10M users). Keys are unique, so the order is std::sort's.
   static void sort_run(std::vector<pending>& v) {
     const auto by_tie = [](const pending& a, const pending& b) { return a.tie < b.tie; };
-    if constexpr (std::is_unsigned_v<decltype(pending::tie)>) {
-      if (v.size() >= 32) {
+    constexpr int max_bits = 12;
+    if constexpr (std::is_same_v<decltype(pending::tie), std::uint64_t>) {
+      // Past 8 entries a bucket the final insertion sort's shifts grow as n^2 / buckets (a
+      // shuffled prequeue of millions is one run): std::sort then.
+      if (v.size() >= 32 && v.size() <= (std::size_t{8} << max_bits)) {
         auto lo = v[0].tie, hi = v[0].tie;
         for (const auto& p : v) {
           lo = std::min(lo, p.tie);
           hi = std::max(hi, p.tie);
         }
-        constexpr int max_bits = 12;
         const int bits = std::clamp(static_cast<int>(std::bit_width(v.size())), 6, max_bits);
         const int shift = std::max(0, static_cast<int>(std::bit_width(hi - lo)) - bits);
         const auto bucket = [&](const pending& p) {

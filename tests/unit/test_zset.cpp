@@ -301,7 +301,8 @@ TEST(Zset, TailTiesAndOffsetsAgainstReference) {
 // A millisecond's ties are sorted by tie key when the next score comes (order_tree::sort_run:
 // bucket pass, then insertion sort). Runs of every size the bucket pass sees, with keys spread
 // over 64 bits (tokens), packed into a small range, and colliding in buckets (more entries
-// than buckets), must come out in exactly std::sort's order.
+// than buckets), and past the bucket pass's limit (std::sort), must come out in exactly
+// std::sort's order.
 TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
   struct keyed_store {
     std::vector<std::uint64_t> keys;
@@ -309,7 +310,7 @@ TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
     double score(std::uint32_t id) const { return id + 1 == keys.size() ? 2.0 : 1.0; }
   };
   waitroom::sim::rng r(31);
-  for (const std::size_t n : {2, 31, 32, 33, 100, 1000, 4097, 9000})
+  for (const std::size_t n : {2, 31, 32, 33, 100, 1000, 4097, 9000, 40000})
     for (int spread = 0; spread < 3; ++spread) {
       keyed_store store;
       for (std::size_t i = 0; i < n; ++i)
