@@ -327,6 +327,17 @@ TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
       tree.for_range(0, n, [&](zentry e) { got.push_back(store.keys[e.id]); });
       ASSERT_EQ(got, want) << n << " ties, spread " << spread;
       ASSERT_TRUE(tree.check()) << n << " ties, spread " << spread;
+      // Ranks and removals in a run longer than the unsorted buffer keeps (sealed part way).
+      for (int k = 0; k < 20; ++k) {
+        const auto id = static_cast<std::uint32_t>(r.below(n));
+        const auto at = std::lower_bound(want.begin(), want.end(), store.keys[id]);
+        if (at == want.end() || *at != store.keys[id]) continue;  // removed already
+        ASSERT_EQ(tree.rank(1.0, id), static_cast<std::size_t>(at - want.begin()));
+        ASSERT_TRUE(tree.erase(1.0, id));
+        want.erase(at);
+      }
+      ASSERT_TRUE(tree.check()) << n << " ties, spread " << spread;
+      ASSERT_EQ(tree.size(), want.size() + 1);
     }
 }
 
