@@ -193,34 +193,33 @@ class order_tree {
 
   std::vector<pending> sorted_pending() const {
     std::vector<pending> run = pending_;
-    std::sort(run.begin(), run.end(),
-              [](const pending& a, const pending& b) { return a.tie < b.tie; });
+    sort_run(run);
     return run;
   }
   // Sorts a run by tie key. Tie keys are hashes (tokens), so one in-place bucket pass on
   // the top bits of (key - min) leaves about one entry a bucket and an insertion sort
   // finishes it: no comparison sort's mispredicted branches (a sixth of the flash crowd's
   // time went to std::sort at 10M users). Keys are unique, so the order is std::sort's.
+  static constexpr int max_bucket_bits = 12;
+  // The insertion sort's shifts grow as n^2 / buckets: runs are sealed before that matters.
+  static_assert(max_pending <= (std::size_t{1} << max_bucket_bits));
   static void sort_run(std::vector<pending>& v) {
     const auto by_tie = [](const pending& a, const pending& b) { return a.tie < b.tie; };
-    constexpr int max_bits = 12;
     if constexpr (std::is_same_v<decltype(pending::tie), std::uint64_t>) {
-      // Past 8 entries a bucket the final insertion sort's shifts grow as n^2 / buckets (a
-      // shuffled prequeue of millions is one run): std::sort then.
-      if (v.size() >= 32 && v.size() <= (std::size_t{8} << max_bits)) {
+      if (v.size() >= 32) {
         auto lo = v[0].tie, hi = v[0].tie;
         for (const auto& p : v) {
           lo = std::min(lo, p.tie);
           hi = std::max(hi, p.tie);
         }
-        const int bits = std::clamp(static_cast<int>(std::bit_width(v.size())), 6, max_bits);
+        const int bits = std::clamp(static_cast<int>(std::bit_width(v.size())), 6, max_bucket_bits);
         const int shift = std::max(0, static_cast<int>(std::bit_width(hi - lo)) - bits);
         const auto bucket = [&](const pending& p) {
           return static_cast<std::uint32_t>((p.tie - lo) >> shift);
         };
         const std::uint32_t buckets = std::uint32_t{1} << bits;
-        std::array<std::uint32_t, (1 << max_bits) + 1> end;  // end[b]: one past bucket b
-        std::array<std::uint32_t, 1 << max_bits> next;       // the next slot to fill in b
+        std::array<std::uint32_t, (1 << max_bucket_bits) + 1> end;  // end[b]: one past bucket b
+        std::array<std::uint32_t, 1 << max_bucket_bits> next;       // the next slot to fill in b
         std::fill_n(end.begin(), buckets + 1, 0u);
         for (const auto& p : v) ++end[bucket(p)];
         std::uint32_t at = 0;
@@ -283,8 +282,8 @@ class order_tree {
       for (int d = 0; d < height_; ++d) inners_[path[d].node].count[path[d].index] += m;
       size_ += m;
       k += m;
-      tree_max_ = std::max(tree_max_, pending_score_);
     }
+    tree_max_ = std::max(tree_max_, pending_score_);
   }
 
   void insert_in_tree(double score, std::uint32_t id) {

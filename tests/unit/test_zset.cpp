@@ -300,9 +300,9 @@ TEST(Zset, TailTiesAndOffsetsAgainstReference) {
 
 // A millisecond's ties are sorted by tie key when the next score comes (order_tree::sort_run:
 // bucket pass, then insertion sort). Runs of every size the bucket pass sees, with keys spread
-// over 64 bits (tokens), packed into a small range, and colliding in buckets (more entries
-// than buckets), and past the bucket pass's limit (std::sort), must come out in exactly
-// std::sort's order.
+// over 64 bits (tokens), packed into a small range, and colliding in buckets, and runs longer
+// than the unsorted buffer (sealed at max_pending, the rest inserted one by one), must come
+// out in exactly std::sort's order, and rank and remove like it.
 TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
   struct keyed_store {
     std::vector<std::uint64_t> keys;
@@ -327,7 +327,7 @@ TEST(Zset, TieRunsOfEverySizeComeOutInTieKeyOrder) {
       tree.for_range(0, n, [&](zentry e) { got.push_back(store.keys[e.id]); });
       ASSERT_EQ(got, want) << n << " ties, spread " << spread;
       ASSERT_TRUE(tree.check()) << n << " ties, spread " << spread;
-      // Ranks and removals in a run longer than the unsorted buffer keeps (sealed part way).
+      // Ranks and removals among the sealed run's members.
       for (int k = 0; k < 20; ++k) {
         const auto id = static_cast<std::uint32_t>(r.below(n));
         const auto at = std::lower_bound(want.begin(), want.end(), store.keys[id]);
