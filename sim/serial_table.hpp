@@ -24,6 +24,8 @@ class serial_table {
   const T& operator[](std::uint32_t i) const {
     return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)];
   }
+  // A hint that element i (alive) is read soon.
+  void prefetch(std::uint32_t i) const { __builtin_prefetch(&(*this)[i]); }
   // Writes element i, the next serial (i == number of elements pushed so far).
   void push(std::uint32_t i, const T& v) {
     std::size_t b = i >> serial_block_bits;

@@ -1,6 +1,7 @@
 #include "models/queues/queues.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace waitroom::models {
 
@@ -25,6 +26,7 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
   const std::uint32_t l = users_.list_of(user);
   const std::uint32_t c = users_.cls(user);
   if (lottery_) {
+    check_no_plan();
     remove_from_set(c, set_pos_[user]);
     if (mirror_) mirror_->remove(c, users_.token_of(user), now_ns);
   } else {
@@ -46,32 +48,68 @@ void queues::remove_from_set(std::uint32_t c, std::uint32_t i) {
 }
 
 std::uint32_t queues::draw(sim::rng& r, std::int64_t now_ns) {
-  std::uint32_t user;
-  if (by_wait_) {
-    user = draw_by_wait(r, now_ns);
-  } else {
-    const auto& w = selection_.class_weights;
-    double total = 0;
-    for (std::size_t c = 0; c < w.size(); ++c) total += w[c] * static_cast<double>(sets_[c].size());
-    double u = r.uniform01() * total;
-    std::size_t c = 0, last_nonempty = 0;
-    for (; c < w.size(); ++c) {
-      if (sets_[c].empty()) continue;
-      last_nonempty = c;
-      const double wc = w[c] * static_cast<double>(sets_[c].size());
-      if (u < wc) break;
-      u -= wc;
-    }
-    if (c == w.size()) c = last_nonempty;  // rounding at the top end
-    auto& set = sets_[c];
-    const auto i = static_cast<std::uint32_t>(r.below(set.size()));
-    user = set[i];
-    remove_from_set(static_cast<std::uint32_t>(c), i);
+  if (!by_wait_) {
+    plan_draws(r, 1);
+    return take_planned(now_ns);
   }
+  check_no_plan();
+  const std::uint32_t user = draw_by_wait(r, now_ns);
   --sizes_[0];
   --queued_;
   if (mirror_) mirror_->drawn(users_.cls(user), users_.token_of(user), now_ns);
   return user;
+}
+
+std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n) {
+  check_no_plan();
+  const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
+  const auto& w = selection_.class_weights;
+  auto& sz = plan_sizes_;
+  sz.resize(sets_.size());
+  for (std::size_t c = 0; c < sets_.size(); ++c) sz[c] = sets_[c].size();
+  plan_.clear();
+  plan_next_ = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    // As draw() with these sizes: the same arithmetic, the same draws from r.
+    double total = 0;
+    for (std::size_t c = 0; c < w.size(); ++c) total += w[c] * static_cast<double>(sz[c]);
+    double u = r.uniform01() * total;
+    std::size_t c = 0, last_nonempty = 0;
+    for (; c < w.size(); ++c) {
+      if (sz[c] == 0) continue;
+      last_nonempty = c;
+      const double wc = w[c] * static_cast<double>(sz[c]);
+      if (u < wc) break;
+      u -= wc;
+    }
+    if (c == w.size()) c = last_nonempty;  // rounding at the top end
+    const auto i = static_cast<std::uint32_t>(r.below(sz[c]));
+    --sz[c];
+    plan_.push_back({static_cast<std::uint32_t>(c), i});
+    __builtin_prefetch(&sets_[c][i]);
+  }
+  return m;
+}
+
+std::uint32_t queues::take_planned(std::int64_t now_ns) {
+  // The member a later draw will take (if no swap moves another there first): its fields.
+  constexpr std::size_t ahead = 8;
+  if (plan_next_ + ahead < plan_.size()) {
+    const planned_draw& p = plan_[plan_next_ + ahead];
+    users_.prefetch(sets_[p.user_class][p.index]);
+  }
+  const planned_draw p = plan_[plan_next_++];
+  const std::uint32_t user = sets_[p.user_class][p.index];
+  remove_from_set(p.user_class, p.index);
+  --sizes_[0];
+  --queued_;
+  if (mirror_) mirror_->drawn(users_.cls(user), users_.token_of(user), now_ns);
+  return user;
+}
+
+void queues::check_no_plan() const {
+  if (plan_next_ < plan_.size())
+    throw std::logic_error("a lottery set changed while draws made ahead were pending");
 }
 
 // With wait_scale_s = tau, a user who has waited a seconds weighs w_c (1 + a / tau): a class

@@ -40,6 +40,7 @@ class queues {
   void enter(std::uint32_t user, std::uint32_t user_class, std::uint32_t list,
              std::int64_t now_ns) {
     if (lottery_) {
+      check_no_plan();
       auto& set = sets_[user_class];
       set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
       set.push_back(user);
@@ -79,6 +80,16 @@ class queues {
   // A lottery's release of one user: a class drawn with probability weight x size (x its
   // users' waits with wait_scale_s), then a member. Returns the user, gone from its set.
   std::uint32_t draw(sim::rng& r, std::int64_t now_ns);
+  // The same draws, made up to max_planned ahead (not weighted by wait): a draw's class and
+  // index depend only on the sets' sizes and the generator, so they can be drawn before the
+  // removals while the members' memory (random among millions: a cache miss each) is
+  // fetched. plan_draws(r, n) draws min(n, max_planned, total()) and returns how many; each
+  // take_planned() then removes the next, exactly as draw() would have. Nothing may enter
+  // or leave a set otherwise while a plan is pending (checked: std::logic_error).
+  static constexpr std::size_t max_planned = 64;
+  std::size_t plan_draws(sim::rng& r, std::uint64_t n);
+  std::uint32_t take_planned(std::int64_t now_ns);
+  bool by_wait() const { return by_wait_; }
 
   // Aging: ZREM from one list, ZADD to another, same score.
   void move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns);
@@ -123,6 +134,15 @@ class queues {
   std::vector<long double> entry_sum_;
   std::vector<std::deque<std::uint32_t>> by_age_;
   std::vector<double> waited_;  // per class, scratch of draw_by_wait (no allocation per draw)
+  struct planned_draw {
+    std::uint32_t user_class;
+    std::uint32_t index;
+  };
+  // A set changed while draws made ahead were pending: they would differ from draw()'s.
+  void check_no_plan() const;
+  std::vector<planned_draw> plan_;  // the draws made ahead, taken from plan_next_ on
+  std::size_t plan_next_ = 0;
+  std::vector<std::size_t> plan_sizes_;  // per class, scratch of plan_draws
 };
 
 }  // namespace waitroom::models

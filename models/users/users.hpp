@@ -57,6 +57,13 @@ class users {
     return policy_.score(sim::sim_time::from_ns(entry_ns_[user]), c, u);
   }
 
+  // A hint: the user's fields are read soon (a lottery's draws made ahead).
+  void prefetch(std::uint32_t user) const {
+    entry_ns_.prefetch(user);
+    class_of_.prefetch(user);
+    list_of_.prefetch(user);
+  }
+
   // Another table indexed by serial (a lottery's set positions) freed with these.
   void attach(sim::serial_table<std::uint32_t>* extra) { extra_ = extra; }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -347,6 +348,81 @@ TEST(Queues, LotteryDrawsTheMemberItsGeneratorPicks) {
   const auto i = ahead.below(10);
   EXPECT_EQ(q.draw(r, 20 * s_ns), set[i]);
   EXPECT_EQ(q.set_size(1), 9u);
+}
+
+TEST(Queues, LotteryDrawsMadeAheadAreTheDrawsOfOneAtATime) {
+  // The release draws up to max_planned ahead (plan_draws, take_planned). Whatever the plan's
+  // length, the users, their order and the mirror's calls must be those of the lottery drawn
+  // one at a time: here a model of it (a class by weight x size, member below(size), swapped
+  // with the last) fed by a copy of the same generator.
+  const auto s = scenario_from(lottery());
+  for (const std::uint64_t plan :
+       {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{100}}) {
+    users u(s.policy, 2, 111, 112);
+    queues q(s, u);
+    recording_mirror m;
+    q.set_mirror(&m);
+    std::vector<std::vector<std::uint32_t>> model(2);
+    for (int i = 0; i < 300; ++i) {
+      const std::uint32_t c = i % 4 == 0 ? 0 : 1;  // 75 VIPs (weight 5), 225 others
+      model[c].push_back(enter(s, u, q, i * s_ns, c));
+    }
+    m.calls.clear();
+    sim::rng r(2024);
+    sim::rng ref = r;
+    std::vector<std::string> want;
+    std::vector<std::uint32_t> got;
+    for (int left = 250; left > 0;) {
+      const std::size_t k = q.plan_draws(r, std::min<std::uint64_t>(plan, left));
+      ASSERT_EQ(k, std::min<std::uint64_t>(
+                       {plan, queues::max_planned, static_cast<std::uint64_t>(left)}));
+      for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
+      left -= static_cast<int>(k);
+    }
+    std::vector<std::uint32_t> expected;
+    for (int d = 0; d < 250; ++d) {
+      const double sizes[2] = {static_cast<double>(model[0].size()),
+                               static_cast<double>(model[1].size())};
+      const double u01 = ref.uniform01() * (5 * sizes[0] + 1 * sizes[1]);
+      const std::uint32_t c = model[0].empty() || (u01 >= 5 * sizes[0] && !model[1].empty());
+      const auto i = static_cast<std::size_t>(ref.below(model[c].size()));
+      expected.push_back(model[c][i]);
+      want.push_back("drawn " + std::to_string(c) + " " + hex(u.token_of(model[c][i])) + " " +
+                     std::to_string(500 * s_ns));
+      model[c][i] = model[c].back();
+      model[c].pop_back();
+    }
+    EXPECT_EQ(got, expected) << "plan " << plan;
+    EXPECT_EQ(m.calls, want) << "plan " << plan;
+    EXPECT_EQ(q.total(), 50u);
+    EXPECT_EQ(q.set_size(0) + q.set_size(1), 50u);
+    EXPECT_EQ(r, ref) << "the generator is where one-at-a-time draws leave it";
+    for (std::uint32_t user : got) EXPECT_FALSE(u.waiting(user));
+  }
+}
+
+TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
+  // The draws made ahead hold only while the sets change by them alone: an entry or a
+  // removal in between would make them differ from one-at-a-time draws.
+  const auto s = scenario_from(lottery());
+  users u(s.policy, 2, 121, 122);
+  queues q(s, u);
+  std::vector<std::uint32_t> in;
+  for (int i = 0; i < 10; ++i) in.push_back(enter(s, u, q, i * s_ns, 1));
+  sim::rng r(7);
+  ASSERT_EQ(q.plan_draws(r, 5), 5u);
+  const std::uint32_t first = q.take_planned(20 * s_ns);
+  EXPECT_THROW(enter(s, u, q, 21 * s_ns, 0), std::logic_error);
+  const std::uint32_t other = in[0] == first ? in[1] : in[0];
+  EXPECT_THROW(q.remove(other, 21 * s_ns), std::logic_error);
+  EXPECT_THROW(q.plan_draws(r, 1), std::logic_error);
+  for (int j = 0; j < 4; ++j) q.take_planned(22 * s_ns);
+  // The plan used up: the sets may change again.
+  const auto still = std::find_if(in.begin(), in.end(), [&](auto w) { return u.waiting(w); });
+  ASSERT_NE(still, in.end());
+  q.remove(*still, 23 * s_ns);
+  EXPECT_FALSE(u.waiting(*still));
+  EXPECT_EQ(q.total(), 4u);
 }
 
 TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
