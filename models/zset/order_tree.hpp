@@ -532,16 +532,35 @@ class order_tree {
     return total + lo;
   }
 
+  // A short queue (a priority M/M/1 holds a few users) shifts a few entries: a plain loop
+  // there, as a call to memmove costs more than the copy.
+  static constexpr std::uint32_t short_shift = 8;
   static void leaf_insert(leaf& lf, std::uint32_t pos, double score, std::uint32_t id) {
-    std::memmove(lf.score + pos + 1, lf.score + pos, (lf.n - pos) * sizeof(double));
-    std::memmove(lf.id + pos + 1, lf.id + pos, (lf.n - pos) * sizeof(std::uint32_t));
+    const std::uint32_t k = lf.n - pos;
+    if (k <= short_shift) {
+      for (std::uint32_t j = lf.n; j > pos; --j) {
+        lf.score[j] = lf.score[j - 1];
+        lf.id[j] = lf.id[j - 1];
+      }
+    } else {
+      std::memmove(lf.score + pos + 1, lf.score + pos, k * sizeof(double));
+      std::memmove(lf.id + pos + 1, lf.id + pos, k * sizeof(std::uint32_t));
+    }
     lf.score[pos] = score;
     lf.id[pos] = id;
     ++lf.n;
   }
   static void leaf_erase(leaf& lf, std::uint32_t pos, std::uint32_t m) {
-    std::memmove(lf.score + pos, lf.score + pos + m, (lf.n - pos - m) * sizeof(double));
-    std::memmove(lf.id + pos, lf.id + pos + m, (lf.n - pos - m) * sizeof(std::uint32_t));
+    const std::uint32_t k = lf.n - pos - m;
+    if (k <= short_shift) {
+      for (std::uint32_t j = 0; j < k; ++j) {
+        lf.score[pos + j] = lf.score[pos + m + j];
+        lf.id[pos + j] = lf.id[pos + m + j];
+      }
+    } else {
+      std::memmove(lf.score + pos, lf.score + pos + m, k * sizeof(double));
+      std::memmove(lf.id + pos, lf.id + pos + m, k * sizeof(std::uint32_t));
+    }
     lf.n -= m;
   }
 
