@@ -62,6 +62,8 @@ std::uint32_t queues::draw(sim::rng& r, std::int64_t now_ns) {
 
 std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n) {
   check_no_plan();
+  if (by_wait_)
+    throw std::logic_error("plan_draws: a lottery weighted by wait draws one at a time");
   const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
   const auto& w = selection_.class_weights;
   auto& sz = plan_sizes_;
@@ -98,6 +100,7 @@ std::uint32_t queues::take_planned(std::int64_t now_ns) {
     const planned_draw& p = plan_[plan_next_ + ahead];
     users_.prefetch(sets_[p.user_class][p.index]);
   }
+  if (plan_next_ >= plan_.size()) throw std::logic_error("take_planned: no draw made ahead");
   const planned_draw p = plan_[plan_next_++];
   const std::uint32_t user = sets_[p.user_class][p.index];
   remove_from_set(p.user_class, p.index);

@@ -85,7 +85,8 @@ class queues {
   // removals while the members' memory (random among millions: a cache miss each) is
   // fetched. plan_draws(r, n) draws min(n, max_planned, total()) and returns how many; each
   // take_planned() then removes the next, exactly as draw() would have. Nothing may enter
-  // or leave a set otherwise while a plan is pending (checked: std::logic_error).
+  // or leave a set otherwise while a plan is pending; take_planned() needs a pending draw, and
+  // a lottery weighted by wait has no plans (each checked: std::logic_error).
   static constexpr std::size_t max_planned = 64;
   std::size_t plan_draws(sim::rng& r, std::uint64_t n);
   std::uint32_t take_planned(std::int64_t now_ns);

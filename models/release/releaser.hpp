@@ -1,7 +1,8 @@
 #pragma once
 // The release itself: takes up to n users out of the waiting lists by the scenario's
 // selection policy and hands each to the caller, which records it and sends it on. A lottery
-// draws users one at a time; one list, or a policy that releases in list order (strict),
+// draws users (a few dozen drawn ahead, see queues::plan_draws; weighted by wait, one at a
+// time); one list, or a policy that releases in list order (strict),
 // pops in bulk; any other policy picks a list for each released unit. It owns the
 // selection's state (list_selector), its random stream, and the units lost to an empty
 // list's share. A template over the caller's callback: no virtual call, no std::function.
@@ -39,7 +40,7 @@ class releaser {
   const sim::rng& stream() const { return rng_; }
 
  private:
-  // A lottery's release, out of line: inlined, its loop cost the sorted-set release spilled
+  // A lottery's release, out of line: inlined, its loop made the sorted-set release spill
   // registers (+6 instructions a customer on the priority M/M/1).
   template <class F>
   [[gnu::noinline]] std::uint64_t release_lottery(std::uint64_t n, std::int64_t now, F& leave);

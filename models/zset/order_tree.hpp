@@ -478,7 +478,7 @@ class order_tree {
     if (in.n > 1 && !probe_less(key, in.min_score[in.n - 1], in.min_id[in.n - 1])) return in.n - 1;
     // Aging moves a list's oldest users out: keys in the first child.
     if (in.n > 2 && probe_less(key, in.min_score[1], in.min_id[1])) return 0;
-    // Otherwise the first i in [2, n - 1) with key < min[i].
+    // Otherwise the first i in [2, n - 1) (n > 2; else [1, n - 1)) with key < min[i].
     std::uint32_t lo = in.n > 2 ? 2 : 1, hi = in.n > 1 ? in.n - 1 : in.n;
     while (lo < hi) {
       std::uint32_t mid = (lo + hi) / 2;

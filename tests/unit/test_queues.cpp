@@ -354,51 +354,93 @@ TEST(Queues, LotteryDrawsMadeAheadAreTheDrawsOfOneAtATime) {
   // The release draws up to max_planned ahead (plan_draws, take_planned). Whatever the plan's
   // length, the users, their order and the mirror's calls must be those of the lottery drawn
   // one at a time: here a model of it (a class by weight x size, member below(size), swapped
-  // with the last) fed by a copy of the same generator.
-  const auto s = scenario_from(lottery());
-  for (const std::uint64_t plan :
-       {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{100}}) {
-    users u(s.policy, 2, 111, 112);
-    queues q(s, u);
-    recording_mirror m;
-    q.set_mirror(&m);
-    std::vector<std::vector<std::uint32_t>> model(2);
-    for (int i = 0; i < 300; ++i) {
-      const std::uint32_t c = i % 4 == 0 ? 0 : 1;  // 75 VIPs (weight 5), 225 others
-      model[c].push_back(enter(s, u, q, i * s_ns, c));
-    }
-    m.calls.clear();
-    sim::rng r(2024);
-    sim::rng ref = r;
-    std::vector<std::string> want;
-    std::vector<std::uint32_t> got;
-    for (int left = 250; left > 0;) {
-      const std::size_t k = q.plan_draws(r, std::min<std::uint64_t>(plan, left));
-      ASSERT_EQ(k, std::min<std::uint64_t>(
-                       {plan, queues::max_planned, static_cast<std::uint64_t>(left)}));
-      for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
-      left -= static_cast<int>(k);
-    }
-    std::vector<std::uint32_t> expected;
-    for (int d = 0; d < 250; ++d) {
-      const double sizes[2] = {static_cast<double>(model[0].size()),
-                               static_cast<double>(model[1].size())};
-      const double u01 = ref.uniform01() * (5 * sizes[0] + 1 * sizes[1]);
-      const std::uint32_t c = model[0].empty() || (u01 >= 5 * sizes[0] && !model[1].empty());
-      const auto i = static_cast<std::size_t>(ref.below(model[c].size()));
-      expected.push_back(model[c][i]);
-      want.push_back("drawn " + std::to_string(c) + " " + hex(u.token_of(model[c][i])) + " " +
-                     std::to_string(500 * s_ns));
-      model[c][i] = model[c].back();
-      model[c].pop_back();
-    }
-    EXPECT_EQ(got, expected) << "plan " << plan;
-    EXPECT_EQ(m.calls, want) << "plan " << plan;
-    EXPECT_EQ(q.total(), 50u);
-    EXPECT_EQ(q.set_size(0) + q.set_size(1), 50u);
-    EXPECT_EQ(r, ref) << "the generator is where one-at-a-time draws leave it";
-    for (std::uint32_t user : got) EXPECT_FALSE(u.waiting(user));
+  // with the last) fed by a copy of the same generator. Two classes (5 : 1), and three
+  // (1 : 5 : 2) with the middle one empty; the last plan asks for more than are waiting.
+  const auto three = scenario_from(R"({"name": "q",
+  "classes": [{"name": "a", "share": 0.3}, {"name": "b", "share": 0.3}, {"name": "c", "share": 0.4}],
+  "arrivals": {"process": "poisson", "rate_per_s": 1},
+  "release": {"mode": "tick", "interval_ms": 200, "batch": 1,
+              "selection": {"kind": "lottery", "class_weights": {"a": 1, "b": 5, "c": 2}}},
+  "run": {"horizon_s": 10}})");
+  const auto two = scenario_from(lottery());
+  struct setup {
+    const models::scenario* s;
+    std::vector<double> weights;
+    std::vector<std::uint32_t> classes;  // the classes of the 300 users, in entry order
+  };
+  std::vector<std::uint32_t> two_classes, three_classes;
+  for (std::uint32_t i = 0; i < 300; ++i) {
+    two_classes.push_back(i % 4 == 0 ? 0 : 1);    // 75 VIPs, emptied early by weight 5
+    three_classes.push_back(i % 3 == 0 ? 2 : 0);  // b stays empty
   }
+  for (const setup& t : {setup{&two, {5, 1}, two_classes}, setup{&three, {1, 5, 2}, three_classes}})
+    for (const std::uint64_t plan :
+         {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{100}}) {
+      const auto& s = *t.s;
+      const std::size_t nc = t.weights.size();
+      users u(s.policy, static_cast<std::uint32_t>(nc), 111, 112);
+      queues q(s, u);
+      recording_mirror m;
+      q.set_mirror(&m);
+      std::vector<std::vector<std::uint32_t>> model(nc);
+      for (std::size_t i = 0; i < t.classes.size(); ++i)
+        model[t.classes[i]].push_back(
+            enter(s, u, q, static_cast<std::int64_t>(i) * s_ns, t.classes[i]));
+      m.calls.clear();
+      sim::rng r(2024);
+      sim::rng ref = r;
+      std::vector<std::uint32_t> got;
+      for (std::uint64_t left = 250; left > 0;) {  // 250 of 300, in plans of `plan`
+        const std::size_t k = q.plan_draws(r, std::min(plan, left));
+        ASSERT_EQ(k, std::min({plan, std::uint64_t{queues::max_planned}, left}));
+        for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
+        left -= k;
+      }
+      EXPECT_EQ(q.total(), 50u);
+      EXPECT_EQ(q.size(0), 50u);
+      // Asked for more than are waiting: a plan holds the 50 left, then nothing.
+      for (std::size_t k; (k = q.plan_draws(r, 1000)) > 0;) {
+        ASSERT_LE(k, queues::max_planned);
+        for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
+      }
+      std::vector<std::uint32_t> expected;
+      std::vector<std::string> want;
+      bool emptied_while_others_wait = false;
+      for (int d = 0; d < 300; ++d) {
+        double total = 0;
+        for (std::size_t c = 0; c < nc; ++c)
+          total += t.weights[c] * static_cast<double>(model[c].size());
+        double x = ref.uniform01() * total;
+        std::size_t c = 0, last = 0;
+        for (; c < nc; ++c) {
+          if (model[c].empty()) continue;
+          last = c;
+          const double wc = t.weights[c] * static_cast<double>(model[c].size());
+          if (x < wc) break;
+          x -= wc;
+        }
+        if (c == nc) c = last;
+        const auto i = static_cast<std::size_t>(ref.below(model[c].size()));
+        expected.push_back(model[c][i]);
+        want.push_back("drawn " + std::to_string(c) + " " + hex(u.token_of(model[c][i])) + " " +
+                       std::to_string(500 * s_ns));
+        model[c][i] = model[c].back();
+        model[c].pop_back();
+        std::size_t waiting = 0, emptied = 0;
+        for (std::size_t k = 0; k < nc; ++k) {
+          waiting += model[k].size();
+          emptied += model[k].empty() && std::count(t.classes.begin(), t.classes.end(), k) > 0;
+        }
+        if (emptied > 0 && waiting > 0) emptied_while_others_wait = true;
+      }
+      EXPECT_TRUE(emptied_while_others_wait) << "a class must run out while another waits";
+      EXPECT_EQ(got, expected) << "plan " << plan << ", " << nc << " classes";
+      EXPECT_EQ(m.calls, want) << "plan " << plan << ", " << nc << " classes";
+      EXPECT_EQ(q.total(), 0u);
+      EXPECT_EQ(q.size(0), 0u);
+      EXPECT_EQ(r, ref) << "the generator is where one-at-a-time draws leave it";
+      for (std::uint32_t user : got) EXPECT_FALSE(u.waiting(user));
+    }
 }
 
 TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
@@ -417,6 +459,8 @@ TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
   EXPECT_THROW(q.remove(other, 21 * s_ns), std::logic_error);
   EXPECT_THROW(q.plan_draws(r, 1), std::logic_error);
   for (int j = 0; j < 4; ++j) q.take_planned(22 * s_ns);
+  EXPECT_THROW(q.take_planned(22 * s_ns), std::logic_error);  // none left
+  EXPECT_EQ(q.total(), 5u);
   // The plan used up: the sets may change again.
   const auto still = std::find_if(in.begin(), in.end(), [&](auto w) { return u.waiting(w); });
   ASSERT_NE(still, in.end());
@@ -438,6 +482,7 @@ TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
     const auto stays = enter(s, u, q, 10 * s_ns, 1);
     q.remove(gone, 11 * s_ns);
     sim::rng r(seed);
+    EXPECT_THROW(q.plan_draws(r, 1), std::logic_error);  // weighted by wait: one at a time
     EXPECT_EQ(q.draw(r, 20 * s_ns), stays);
     EXPECT_EQ(q.total(), 0u);
     EXPECT_EQ(q.set_size(1), 0u);
