@@ -294,10 +294,22 @@ const char* baseline_of(const std::string& workload) {
   return nullptr;
 }
 
-void print_targets_line(const char* what, double value, double target, bool at_least) {
-  bool met = at_least ? value >= target : value <= target;
-  fmt::print("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, value, at_least ? ">=" : "<=", target,
-             met ? "met" : "NOT MET");
+// No value: every round was too short to time (a run of 0 s), so there is no verdict.
+void print_targets_line(const char* what, std::optional<double> value, double target,
+                        bool at_least) {
+  if (!value) {
+    fmt::print(
+        "  {:<58} {:>8}  target {} {:<6} NOT MEASURED (runs too short to time: raise "
+        "--scale)\n",
+        what, "-", at_least ? ">=" : "<=", target);
+    return;
+  }
+  bool met = at_least ? *value >= target : *value <= target;
+  fmt::print("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, *value,
+             at_least ? ">=" : "<=", target, met ? "met" : "NOT MET");
+}
+std::string ratio_text(std::optional<double> r) {
+  return r ? fmt::format("{:.2f}", *r) : "-";
 }
 
 }  // namespace
@@ -411,13 +423,17 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "round {}/{} done\n", r + 1, o.rounds);
   }
 
-  auto ratio_to = [&](const std::string& a, const std::string& b, bool user_cpu = false) {
+  // A round where either run took 0 s (too short for the clock) has no ratio; none at all:
+  // no value (never a ratio of 0 counted into the median).
+  auto ratio_to = [&](const std::string& a, const std::string& b,
+                      bool user_cpu = false) -> std::optional<double> {
     std::vector<double> q;
     for (std::size_t i = 0; i < runs[a].size() && i < runs[b].size(); ++i) {
       const double ra = user_cpu ? runs[a][i].user_rate() : runs[a][i].rate();
       const double rb = user_cpu ? runs[b][i].user_rate() : runs[b][i].rate();
-      if (rb > 0) q.push_back(ra / rb);
+      if (ra > 0 && rb > 0) q.push_back(ra / rb);
     }
+    if (q.empty()) return std::nullopt;
     return median(q);
   };
   auto rates = [&](const std::string& a) {
@@ -425,17 +441,18 @@ int main(int argc, char** argv) {
     for (const auto& m : runs[a]) v.push_back(m.rate());
     return median(v);
   };
-  auto bytes_model = [&](const std::string& a) {
+  // Nobody waited (or the model counted nothing): no figure, and no verdict on it.
+  auto bytes_model = [&](const std::string& a) -> std::optional<double> {
     const auto& m = runs[a].back();
-    return m.peak_waiting && m.model_bytes
-               ? static_cast<double>(m.model_bytes) / static_cast<double>(m.peak_waiting)
-               : 0.0;
+    if (!m.peak_waiting || !m.model_bytes) return std::nullopt;
+    return static_cast<double>(m.model_bytes) / static_cast<double>(m.peak_waiting);
   };
-  auto bytes_rss = [&](const std::string& a) {
+  auto bytes_rss = [&](const std::string& a) -> std::optional<double> {
     long rss = 0;
     for (const auto& m : runs[a]) rss = std::max(rss, m.max_rss_kib);
     const auto peak = runs[a].back().peak_waiting;
-    return peak ? static_cast<double>(rss) * 1024.0 / static_cast<double>(peak) : 0.0;
+    if (!peak || rss <= 0) return std::nullopt;
+    return static_cast<double>(rss) * 1024.0 / static_cast<double>(peak);
   };
 
   fmt::print("\n{:<22} {:>11} {:>12} {:>11} {:>12} {:>7} {:>9} {:>10} {:>10} {:>10} {:>9}\n",
@@ -446,14 +463,13 @@ int main(int argc, char** argv) {
     const char* b = baseline_of(n);
     long rss = 0;
     for (const auto& x : runs[n]) rss = std::max(rss, x.max_rss_kib);
-    double bm = bytes_model(n);
-    fmt::print(
-        "{:<22} {:>11} {:>12.0f} {:>11} {:>12} {:>7} {:>9} {:>10} {:>10.1f} {:>10} {:>9.1f}\n", n,
-        m.customers, rates(n), b ? b : "-", b ? fmt::format("{:.0f}", rates(b)) : "-",
-        b ? fmt::format("{:.2f}", ratio_to(n, b)) : "-",
-        b ? fmt::format("{:.2f}", ratio_to(n, b, true)) : "-",
-        bm > 0 ? fmt::format("{:.1f}", bm) : "-", bytes_rss(n), m.peak_waiting,
-        static_cast<double>(rss) / 1024.0);
+    const auto bm = bytes_model(n);
+    const auto br = bytes_rss(n);
+    fmt::print("{:<22} {:>11} {:>12.0f} {:>11} {:>12} {:>7} {:>9} {:>10} {:>10} {:>10} {:>9.1f}\n",
+               n, m.customers, rates(n), b ? b : "-", b ? fmt::format("{:.0f}", rates(b)) : "-",
+               b ? ratio_text(ratio_to(n, b)) : "-", b ? ratio_text(ratio_to(n, b, true)) : "-",
+               bm ? fmt::format("{:.1f}", *bm) : "-", br ? fmt::format("{:.1f}", *br) : "-",
+               m.peak_waiting, static_cast<double>(rss) / 1024.0);
   }
 
   bool any_policy = false;
@@ -464,14 +480,15 @@ int main(int argc, char** argv) {
         "\nratio to flash_crowd (offset policy), median of per-round ratios (wall, user CPU):\n");
     for (const auto& n : run_names)
       if (n.rfind("flash_", 0) == 0 && n != "flash_crowd")
-        fmt::print("  {:<24} {:.2f}  {:.2f}\n", n, ratio_to(n, "flash_crowd"),
-                   ratio_to(n, "flash_crowd", true));
+        fmt::print("  {:<24} {:>4}  {:>4}\n", n, ratio_text(ratio_to(n, "flash_crowd")),
+                   ratio_text(ratio_to(n, "flash_crowd", true)));
   }
   double speedup = 0;
   if (!t1.empty() && !t2.empty()) {
     std::vector<double> q;
-    for (std::size_t i = 0; i < t1.size() && i < t2.size(); ++i) q.push_back(t1[i] / t2[i]);
-    speedup = median(q);
+    for (std::size_t i = 0; i < t1.size() && i < t2.size(); ++i)
+      if (t1[i] > 0 && t2[i] > 0) q.push_back(t1[i] / t2[i]);
+    speedup = median(q);  // 0 when no round could be timed: no verdict below
     fmt::print(
         "\nreplications: 8 of {} on 1 thread {:.3f} s, on 2 threads {:.3f} s (medians); "
         "speed-up {:.2f} (median of per-round ratios)\n",
