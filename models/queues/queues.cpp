@@ -5,6 +5,24 @@
 
 namespace waitroom::models {
 
+namespace {
+// The class a lottery draw takes: u (uniform below the total of the weights) walked through
+// the classes in order, empty ones passed over; rounding at the top end gives the last
+// non-empty class.
+template <class Weight, class Empty>
+std::size_t choose_class(double u, std::size_t classes, Weight weight, Empty empty) {
+  std::size_t last_nonempty = 0;
+  for (std::size_t c = 0; c < classes; ++c) {
+    if (empty(c)) continue;
+    last_nonempty = c;
+    const double wc = weight(c);
+    if (u < wc) return c;
+    u -= wc;
+  }
+  return last_nonempty;
+}
+}  // namespace
+
 queues::queues(const scenario& s, users& u)
     : users_(u),
       selection_(s.release.selection),
@@ -75,16 +93,10 @@ std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n) {
     // As draw() with these sizes: the same arithmetic, the same draws from r.
     double total = 0;
     for (std::size_t c = 0; c < w.size(); ++c) total += w[c] * static_cast<double>(sz[c]);
-    double u = r.uniform01() * total;
-    std::size_t c = 0, last_nonempty = 0;
-    for (; c < w.size(); ++c) {
-      if (sz[c] == 0) continue;
-      last_nonempty = c;
-      const double wc = w[c] * static_cast<double>(sz[c]);
-      if (u < wc) break;
-      u -= wc;
-    }
-    if (c == w.size()) c = last_nonempty;  // rounding at the top end
+    const std::size_t c = choose_class(
+        r.uniform01() * total, w.size(),
+        [&](std::size_t j) { return w[j] * static_cast<double>(sz[j]); },
+        [&](std::size_t j) { return sz[j] == 0; });
     const auto i = static_cast<std::uint32_t>(r.below(sz[c]));
     --sz[c];
     plan_.push_back({static_cast<std::uint32_t>(c), i});
@@ -94,13 +106,13 @@ std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n) {
 }
 
 std::uint32_t queues::take_planned(std::int64_t now_ns) {
+  if (plan_next_ >= plan_.size()) throw std::logic_error("take_planned: no draw made ahead");
   // The member a later draw will take (if no swap moves another there first): its fields.
   constexpr std::size_t ahead = 8;
   if (plan_next_ + ahead < plan_.size()) {
     const planned_draw& p = plan_[plan_next_ + ahead];
     users_.prefetch(sets_[p.user_class][p.index]);
   }
-  if (plan_next_ >= plan_.size()) throw std::logic_error("take_planned: no draw made ahead");
   const planned_draw p = plan_[plan_next_++];
   const std::uint32_t user = sets_[p.user_class][p.index];
   remove_from_set(p.user_class, p.index);
@@ -130,16 +142,12 @@ std::uint32_t queues::draw_by_wait(sim::rng& r, std::int64_t now) {
     waited[c] = std::max(0.0, static_cast<double>(n * now_s - entry_sum_[c]));
     total += w[c] * (static_cast<double>(n) + waited[c] / tau);
   }
-  double u = r.uniform01() * total;
-  std::size_t c = 0, last_nonempty = 0;
-  for (; c < w.size(); ++c) {
-    if (sets_[c].empty()) continue;
-    last_nonempty = c;
-    const double wc = w[c] * (static_cast<double>(sets_[c].size()) + waited[c] / tau);
-    if (u < wc) break;
-    u -= wc;
-  }
-  if (c == w.size()) c = last_nonempty;  // rounding at the top end
+  const std::size_t c = choose_class(
+      r.uniform01() * total, w.size(),
+      [&](std::size_t k) {
+        return w[k] * (static_cast<double>(sets_[k].size()) + waited[k] / tau);
+      },
+      [&](std::size_t k) { return sets_[k].empty(); });
   auto& set = sets_[c];
   const auto n = static_cast<double>(set.size());
   auto i = static_cast<std::uint32_t>(r.below(set.size()));

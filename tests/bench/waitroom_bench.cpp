@@ -436,9 +436,10 @@ int main(int argc, char** argv) {
     if (q.empty()) return std::nullopt;
     return median(q);
   };
-  auto rates = [&](const std::string& a) {
+  auto rates = [&](const std::string& a) {  // runs too short to time (rate 0) left out
     std::vector<double> v;
-    for (const auto& m : runs[a]) v.push_back(m.rate());
+    for (const auto& m : runs[a])
+      if (m.rate() > 0) v.push_back(m.rate());
     return median(v);
   };
   // Nobody waited (or the model counted nothing): no figure, and no verdict on it.

@@ -107,6 +107,14 @@ std::uint32_t enter(const models::scenario& s, users& u, queues& q, std::int64_t
   return user;
 }
 
+// n users of class c entered at 0, 1, ... seconds; their serials in entry order.
+std::vector<std::uint32_t> enter_n(const models::scenario& s, users& u, queues& q, int n,
+                                   std::uint32_t c) {
+  std::vector<std::uint32_t> out;
+  for (int i = 0; i < n; ++i) out.push_back(enter(s, u, q, i * s_ns, c));
+  return out;
+}
+
 std::vector<std::uint32_t> waiting_of(const queues& q) {
   std::vector<std::uint32_t> out;
   q.for_each_waiting([&](std::uint32_t user) { out.push_back(user); });
@@ -340,8 +348,7 @@ TEST(Queues, LotteryDrawsTheMemberItsGeneratorPicks) {
   const auto s = scenario_from(lottery());
   users u(s.policy, 2, 91, 92);
   queues q(s, u);
-  std::vector<std::uint32_t> set;
-  for (int i = 0; i < 10; ++i) set.push_back(enter(s, u, q, i * s_ns, 1));
+  const std::vector<std::uint32_t> set = enter_n(s, u, q, 10, 1);
   sim::rng r(123);
   sim::rng ahead = r;
   ahead.uniform01();  // the class draw
@@ -449,8 +456,7 @@ TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
   const auto s = scenario_from(lottery());
   users u(s.policy, 2, 121, 122);
   queues q(s, u);
-  std::vector<std::uint32_t> in;
-  for (int i = 0; i < 10; ++i) in.push_back(enter(s, u, q, i * s_ns, 1));
+  const std::vector<std::uint32_t> in = enter_n(s, u, q, 10, 1);
   sim::rng r(7);
   ASSERT_EQ(q.plan_draws(r, 5), 5u);
   const std::uint32_t first = q.take_planned(20 * s_ns);
