@@ -1,7 +1,10 @@
 #pragma once
-// Storage for large pool blocks. Blocks of 2 MiB or more are 2 MiB-aligned and advised to
-// use transparent huge pages: on this kind of machine first-touch page faults were a fifth
-// of a 10M-user run, and a huge page takes one fault where 4 KiB pages take 512.
+// Storage for large pool blocks. Huge pages are a trade: a table read at random (a lottery's
+// users) saves a TLB miss per access on them, but on a virtual machine that hands free
+// memory back to its host (free page reporting) each huge page's first touch costs the host
+// a fault and the guest a 2 MiB clear: a flash crowd, which fills its tables in order, spent
+// 0.6 s of kernel time on them against 0.15 s without (docs/perf.md, session 13). So blocks
+// are advised to use transparent huge pages only where the caller asks.
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -18,13 +21,14 @@ struct free_deleter {
 };
 
 // n uninitialised elements of a trivially copyable T (every element is written before it
-// is read).
+// is read). With huge_pages, a block of 2 MiB or more is 2 MiB-aligned and advised to use
+// transparent huge pages (where the system allows: `madvise` or `always`).
 template <class T>
-std::unique_ptr<T[], free_deleter> allocate_block(std::size_t n) {
+std::unique_ptr<T[], free_deleter> allocate_block(std::size_t n, bool huge_pages = false) {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
   std::size_t bytes = n * sizeof(T);
   void* p = nullptr;
-  if (bytes >= huge_page_bytes) {
+  if (huge_pages && bytes >= huge_page_bytes) {
     bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
     p = std::aligned_alloc(huge_page_bytes, bytes);
     if (p) ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure is harmless

@@ -11,7 +11,7 @@
 
 namespace waitroom::sim {
 
-// 2^18 users a block: 2 MiB of entry times, a huge page.
+// 2^18 users a block: 2 MiB of entry times, a huge page when asked for.
 inline constexpr unsigned serial_block_bits = 18;
 inline constexpr std::size_t serial_block_size = std::size_t{1} << serial_block_bits;
 
@@ -26,11 +26,12 @@ class serial_table {
   }
   // A hint that element i (alive) is read soon.
   void prefetch(std::uint32_t i) const { __builtin_prefetch(&(*this)[i]); }
-  // Writes element i, the next serial (i == number of elements pushed so far).
-  void push(std::uint32_t i, const T& v) {
+  // Writes element i, the next serial (i == number of elements pushed so far). huge_pages: a
+  // new block goes on transparent huge pages (see block_alloc.hpp), for tables read at random.
+  void push(std::uint32_t i, const T& v, bool huge_pages = false) {
     std::size_t b = i >> serial_block_bits;
     if (b == blocks_.size()) {
-      blocks_.push_back(allocate_block<T>(serial_block_size));
+      blocks_.push_back(allocate_block<T>(serial_block_size, huge_pages));
       ++live_blocks_;
     }
     (*this)[i] = v;

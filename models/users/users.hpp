@@ -18,16 +18,23 @@ class users {
   static constexpr std::uint8_t no_list = 0xff;  // not waiting (released, gone, or never queued)
 
   // `classes` is the number of real classes: a credited visit scores as one more class.
+  // random_access: users are read in no particular order (a lottery draws them), so the
+  // entry times go on huge pages (sim/block_alloc.hpp); sorted sets read them nearly in entry
+  // order, where huge pages cost more to touch than they save.
   users(const score_policy& policy, std::uint32_t classes, std::uint64_t token_salt,
-        std::uint64_t noise_salt)
-      : policy_(policy), classes_(classes), token_salt_(token_salt), noise_salt_(noise_salt) {}
+        std::uint64_t noise_salt, bool random_access = false)
+      : policy_(policy),
+        classes_(classes),
+        token_salt_(token_salt),
+        noise_salt_(noise_salt),
+        random_access_(random_access) {}
 
   // The serial the next queued user will get.
   std::uint32_t next() const { return next_; }
   // A new waiting user, entering now; returns its serial.
   std::uint32_t add(std::int64_t now_ns, std::uint32_t user_class, bool boosted) {
     const std::uint32_t user = next_++;
-    entry_ns_.push(user, now_ns);
+    entry_ns_.push(user, now_ns, random_access_);
     class_of_.push(user, static_cast<std::uint8_t>(user_class | (boosted ? boosted_bit : 0)));
     list_of_.push(user, no_list);
     std::size_t empty = 0;
@@ -87,6 +94,7 @@ class users {
   std::uint32_t classes_;
   std::uint64_t token_salt_, noise_salt_;
   std::uint32_t next_ = 0;
+  bool random_access_;  // beside next_, in what was padding
   sim::serial_table<std::int64_t> entry_ns_;
   sim::serial_table<std::uint8_t> class_of_;
   sim::serial_table<std::uint8_t> list_of_;

@@ -790,7 +790,7 @@ class order_tree {
   }
 
   const Store* store_;
-  sim::chunked_vector<leaf, 11> leaves_;  // 2048 leaves: 3 MiB blocks, huge pages
+  sim::chunked_vector<leaf, 11> leaves_;  // 2048 leaves: 3 MiB blocks
   sim::chunked_vector<inner, 6> inners_;
   std::vector<std::uint32_t> free_leaves_;
   std::vector<std::uint32_t> free_inners_;
