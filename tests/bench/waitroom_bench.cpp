@@ -37,6 +37,7 @@
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
+#include "report.hpp"
 #include "sim/random.hpp"
 
 using namespace waitroom;
@@ -136,13 +137,6 @@ void zset_memory(std::uint32_t n) {
     fmt::print("{:<34} {:>10} {:>14.1f} {:>12.0f}\n", o.name, n,
                static_cast<double>(z.memory_bytes()) / n, n / dt);
   }
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 long max_rss_kib() {
@@ -294,23 +288,11 @@ const char* baseline_of(const std::string& workload) {
   return nullptr;
 }
 
-// No value: every round was too short to time (a run of 0 s), so there is no verdict.
-void print_targets_line(const char* what, std::optional<double> value, double target,
+void print_targets_line(const std::string& what, std::optional<double> value, double target,
                         bool at_least) {
-  if (!value) {
-    fmt::print(
-        "  {:<58} {:>8}  target {} {:<6} NOT MEASURED (runs too short to time: raise "
-        "--scale)\n",
-        what, "-", at_least ? ">=" : "<=", target);
-    return;
-  }
-  bool met = at_least ? *value >= target : *value <= target;
-  fmt::print("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, *value,
-             at_least ? ">=" : "<=", target, met ? "met" : "NOT MET");
+  fmt::print("{}", bench::target_line(what, value, target, at_least));
 }
-std::string ratio_text(std::optional<double> r) {
-  return r ? fmt::format("{:.2f}", *r) : "-";
-}
+using bench::ratio_text;
 
 }  // namespace
 
@@ -423,37 +405,30 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "round {}/{} done\n", r + 1, o.rounds);
   }
 
-  // A round where either run took 0 s (too short for the clock) has no ratio; none at all:
-  // no value (never a ratio of 0 counted into the median).
-  auto ratio_to = [&](const std::string& a, const std::string& b,
-                      bool user_cpu = false) -> std::optional<double> {
-    std::vector<double> q;
-    for (std::size_t i = 0; i < runs[a].size() && i < runs[b].size(); ++i) {
-      const double ra = user_cpu ? runs[a][i].user_rate() : runs[a][i].rate();
-      const double rb = user_cpu ? runs[b][i].user_rate() : runs[b][i].rate();
-      if (ra > 0 && rb > 0) q.push_back(ra / rb);
-    }
-    if (q.empty()) return std::nullopt;
-    return median(q);
-  };
-  auto rates = [&](const std::string& a) {  // runs too short to time (rate 0) left out
+  // Rounds too short to time give no ratio and no rate (report.hpp).
+  auto per_round = [&](const std::string& a, bool user_cpu) {
     std::vector<double> v;
-    for (const auto& m : runs[a])
-      if (m.rate() > 0) v.push_back(m.rate());
-    return median(v);
+    for (const auto& m : runs[a]) v.push_back(user_cpu ? m.user_rate() : m.rate());
+    return v;
+  };
+  auto ratio_to = [&](const std::string& a, const std::string& b, bool user_cpu = false) {
+    return bench::median_ratio(per_round(a, user_cpu), per_round(b, user_cpu));
+  };
+  auto rates = [&](const std::string& a) {
+    std::vector<double> v;
+    for (double r : per_round(a, false))
+      if (r > 0) v.push_back(r);
+    return bench::median(v).value_or(0.0);
   };
   // Nobody waited (or the model counted nothing): no figure, and no verdict on it.
-  auto bytes_model = [&](const std::string& a) -> std::optional<double> {
+  auto bytes_model = [&](const std::string& a) {
     const auto& m = runs[a].back();
-    if (!m.peak_waiting || !m.model_bytes) return std::nullopt;
-    return static_cast<double>(m.model_bytes) / static_cast<double>(m.peak_waiting);
+    return bench::per_user(static_cast<double>(m.model_bytes), m.peak_waiting);
   };
-  auto bytes_rss = [&](const std::string& a) -> std::optional<double> {
+  auto bytes_rss = [&](const std::string& a) {
     long rss = 0;
     for (const auto& m : runs[a]) rss = std::max(rss, m.max_rss_kib);
-    const auto peak = runs[a].back().peak_waiting;
-    if (!peak || rss <= 0) return std::nullopt;
-    return static_cast<double>(rss) * 1024.0 / static_cast<double>(peak);
+    return bench::per_user(static_cast<double>(rss) * 1024.0, runs[a].back().peak_waiting);
   };
 
   fmt::print("\n{:<22} {:>11} {:>12} {:>11} {:>12} {:>7} {:>9} {:>10} {:>10} {:>10} {:>9}\n",
@@ -484,16 +459,14 @@ int main(int argc, char** argv) {
         fmt::print("  {:<24} {:>4}  {:>4}\n", n, ratio_text(ratio_to(n, "flash_crowd")),
                    ratio_text(ratio_to(n, "flash_crowd", true)));
   }
-  double speedup = 0;
+  std::optional<double> speedup;
   if (!t1.empty() && !t2.empty()) {
-    std::vector<double> q;
-    for (std::size_t i = 0; i < t1.size() && i < t2.size(); ++i)
-      if (t1[i] > 0 && t2[i] > 0) q.push_back(t1[i] / t2[i]);
-    speedup = median(q);  // 0 when no round could be timed: no verdict below
+    speedup = bench::median_ratio(t1, t2);  // none when no round could be timed
     fmt::print(
         "\nreplications: 8 of {} on 1 thread {:.3f} s, on 2 threads {:.3f} s (medians); "
-        "speed-up {:.2f} (median of per-round ratios)\n",
-        o.presale, median(t1), median(t2), speedup);
+        "speed-up {} (median of per-round ratios)\n",
+        o.presale, bench::median(t1).value_or(0.0), bench::median(t2).value_or(0.0),
+        ratio_text(speedup));
   }
 
   fmt::print("\ntargets (issue 13, ratios in this run; wall clock, and user CPU time):\n");
@@ -514,10 +487,11 @@ int main(int argc, char** argv) {
                        bytes_rss("flash_crowd"), 40, false);
     for (const auto& n : run_names)
       if (n.rfind("flash_", 0) == 0 && n != "flash_crowd")
-        print_targets_line(fmt::format("{} / flash_crowd", n).c_str(), ratio_to(n, "flash_crowd"),
-                           0.5, true);
+        print_targets_line(fmt::format("{} / flash_crowd", n), ratio_to(n, "flash_crowd"), 0.5,
+                           true);
   }
-  if (speedup > 0) print_targets_line("replications, 2 threads / 1 thread", speedup, 1.9, true);
+  if (!t1.empty() && !t2.empty())
+    print_targets_line("replications, 2 threads / 1 thread", speedup, 1.9, true);
 
   if (o.selected("zset")) zset_memory(static_cast<std::uint32_t>(1e6 * std::max(o.scale, 0.01)));
   fmt::print("bench process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);

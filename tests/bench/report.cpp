@@ -1,0 +1,45 @@
+#include "report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace waitroom::bench {
+
+std::optional<double> median(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::optional<double> median_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> q;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] > 0 && b[i] > 0) q.push_back(a[i] / b[i]);
+  return median(std::move(q));
+}
+
+std::optional<double> per_user(double bytes, std::uint64_t users) {
+  if (users == 0 || !(bytes > 0)) return std::nullopt;
+  return bytes / static_cast<double>(users);
+}
+
+std::string target_line(const std::string& what, std::optional<double> value, double target,
+                        bool at_least) {
+  const char* sense = at_least ? ">=" : "<=";
+  if (!value)
+    return fmt::format(
+        "  {:<58} {:>8}  target {} {:<6} NOT MEASURED (runs too short to time: raise "
+        "--scale)\n",
+        what, "-", sense, target);
+  const bool met = at_least ? *value >= target : *value <= target;
+  return fmt::format("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, *value, sense, target,
+                     met ? "met" : "NOT MET");
+}
+
+std::string ratio_text(std::optional<double> r) {
+  return r ? fmt::format("{:.2f}", *r) : "-";
+}
+
+}  // namespace waitroom::bench

@@ -1,0 +1,26 @@
+#pragma once
+// The bench's figures and verdicts, apart from the runs that feed them: a round too short to
+// time (0 s) or a run where nobody waited gives no figure, and no figure gives no verdict
+// (never a ratio of 0 counted into a median, never "0 bytes per waiting user ... met").
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace waitroom::bench {
+
+// The median (the mean of the middle two for an even count); none of an empty list.
+std::optional<double> median(std::vector<double> v);
+// The median of the per-round ratios a[i] / b[i] over the rounds both ran, leaving out a
+// round where either is 0; none when no round is left.
+std::optional<double> median_ratio(const std::vector<double>& a, const std::vector<double>& b);
+// bytes / users; none when either is 0.
+std::optional<double> per_user(double bytes, std::uint64_t users);
+// One line of the targets: the value against the target (at least, or at most), met or NOT
+// MET; NOT MEASURED without a value.
+std::string target_line(const std::string& what, std::optional<double> value, double target,
+                        bool at_least);
+// A ratio with two decimals, "-" without one.
+std::string ratio_text(std::optional<double> r);
+
+}  // namespace waitroom::bench
