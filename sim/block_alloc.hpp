@@ -1,10 +1,11 @@
 #pragma once
 // Storage for large pool blocks. Huge pages are a trade: a table read at random (a lottery's
 // users) saves a TLB miss per access on them, but on a virtual machine that hands free
-// memory back to its host (free page reporting) each huge page's first touch costs the host
-// a fault and the guest a 2 MiB clear: a flash crowd, which fills its tables in order, spent
-// 0.6 s of kernel time on them against 0.15 s without (docs/perf.md, session 13). So blocks
-// are advised to use transparent huge pages only where the caller asks.
+// memory back to its host (free page reporting) each huge page's first touch costs a 2 MiB
+// clear and likely a host fault: a flash crowd, which fills its tables in order, spent 0.62 s
+// of kernel time on them against 0.14 s without (docs/perf.md, session 13). So blocks are
+// advised to use transparent huge pages only where the caller asks (with THP `always` the
+// kernel still uses them everywhere).
 #include <sys/mman.h>
 
 #include <cstdlib>

@@ -26,13 +26,11 @@ std::optional<double> per_user(double bytes, std::uint64_t users) {
 }
 
 std::string target_line(const std::string& what, std::optional<double> value, double target,
-                        bool at_least) {
+                        bool at_least, const std::string& why) {
   const char* sense = at_least ? ">=" : "<=";
   if (!value)
-    return fmt::format(
-        "  {:<58} {:>8}  target {} {:<6} NOT MEASURED (runs too short to time: raise "
-        "--scale)\n",
-        what, "-", sense, target);
+    return fmt::format("  {:<58} {:>8}  target {} {:<6} NOT MEASURED ({})\n", what, "-", sense,
+                       target, why);
   const bool met = at_least ? *value >= target : *value <= target;
   return fmt::format("  {:<58} {:>8.2f}  target {} {:<6} {}\n", what, *value, sense, target,
                      met ? "met" : "NOT MET");

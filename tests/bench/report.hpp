@@ -17,9 +17,10 @@ std::optional<double> median_ratio(const std::vector<double>& a, const std::vect
 // bytes / users; none when either is 0.
 std::optional<double> per_user(double bytes, std::uint64_t users);
 // One line of the targets: the value against the target (at least, or at most), met or NOT
-// MET; NOT MEASURED without a value.
+// MET; without a value NOT MEASURED, followed by `why` in brackets.
 std::string target_line(const std::string& what, std::optional<double> value, double target,
-                        bool at_least);
+                        bool at_least,
+                        const std::string& why = "runs too short to time: raise --scale");
 // A ratio with two decimals, "-" without one.
 std::string ratio_text(std::optional<double> r);
 

@@ -289,8 +289,9 @@ const char* baseline_of(const std::string& workload) {
 }
 
 void print_targets_line(const std::string& what, std::optional<double> value, double target,
-                        bool at_least) {
-  fmt::print("{}", bench::target_line(what, value, target, at_least));
+                        bool at_least,
+                        const std::string& why = "runs too short to time: raise --scale") {
+  fmt::print("{}", bench::target_line(what, value, target, at_least, why));
 }
 using bench::ratio_text;
 
@@ -491,7 +492,8 @@ int main(int argc, char** argv) {
                            true);
   }
   if (!t1.empty() && !t2.empty())
-    print_targets_line("replications, 2 threads / 1 thread", speedup, 1.9, true);
+    print_targets_line("replications, 2 threads / 1 thread", speedup, 1.9, true,
+                       "no round of the replications could be timed");
 
   if (o.selected("zset")) zset_memory(static_cast<std::uint32_t>(1e6 * std::max(o.scale, 0.01)));
   fmt::print("bench process max RSS: {:.1f} MiB\n", static_cast<double>(max_rss_kib()) / 1024.0);

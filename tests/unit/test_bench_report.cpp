@@ -40,9 +40,12 @@ TEST(BenchReport, TargetLinesSayMetNotMetOrNotMeasured) {
   // At most (bytes per waiting user).
   EXPECT_TRUE(ends_with(target_line("bytes", 25.1, 40, false), "target <= 40     met\n"));
   EXPECT_TRUE(ends_with(target_line("bytes", 40.5, 40, false), "NOT MET\n"));
+  EXPECT_TRUE(ends_with(target_line("bytes", 40, 40, false), "target <= 40     met\n"));
   const std::string none = target_line("(a)", std::nullopt, 0.8, true);
   EXPECT_NE(none.find("NOT MEASURED"), std::string::npos);
   EXPECT_EQ(none.find(" met"), std::string::npos);
+  EXPECT_TRUE(ends_with(target_line("r", std::nullopt, 1.9, true, "no round timed"),
+                        "NOT MEASURED (no round timed)\n"));
   EXPECT_NE(target_line("(a)", 0.3214, 0.8, true).find("    0.32  "), std::string::npos);
   EXPECT_EQ(ratio_text(std::nullopt), "-");
   EXPECT_EQ(ratio_text(2.557), "2.56");
