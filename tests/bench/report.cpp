@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 

@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -288,10 +289,10 @@ const char* baseline_of(const std::string& workload) {
   return nullptr;
 }
 
-void print_targets_line(const std::string& what, std::optional<double> value, double target,
-                        bool at_least,
-                        const std::string& why = "runs too short to time: raise --scale") {
-  fmt::print("{}", bench::target_line(what, value, target, at_least, why));
+// bench::target_line's arguments, its defaults included.
+template <class... Args>
+void print_targets_line(Args&&... args) {
+  fmt::print("{}", bench::target_line(std::forward<Args>(args)...));
 }
 using bench::ratio_text;
 
