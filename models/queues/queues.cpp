@@ -30,7 +30,8 @@ queues::queues(const scenario& s, users& u)
       lottery_(s.release.selection.kind == selection_kind::lottery),
       by_wait_(lottery_ && s.release.selection.wait_scale_s > 0) {
   for (std::size_t l = 0; l < s.lists.size(); ++l)
-    lists_.push_back(std::make_unique<list_zset>(&users_, static_cast<std::uint8_t>(l)));
+    lists_.emplace_back(&users_, static_cast<std::uint8_t>(l),
+                        static_cast<std::uint32_t>(s.classes.size()) + 1);
   if (lottery_) {
     sets_.resize(s.classes.size());
     entry_sum_.assign(s.classes.size(), 0.0L);
@@ -48,7 +49,7 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
     remove_from_set(c, set_pos_[user]);
     if (mirror_) mirror_->remove(c, users_.token_of(user), now_ns);
   } else {
-    lists_[l]->zrem(user);
+    lists_[l].remove(user);
     if (mirror_) mirror_->remove(l, users_.token_of(user), now_ns);
   }
   --sizes_[l];
@@ -164,26 +165,26 @@ std::uint32_t queues::draw_by_wait(sim::rng& r, std::int64_t now) {
 }
 
 void queues::move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns) {
-  lists_[from]->zrem(user);
+  lists_[from].remove(user);
   --sizes_[from];
   const double score = users_.score_of(user);
-  lists_[to]->zadd(score, user);
+  lists_[to].add(score, user);
   ++sizes_[to];
   if (mirror_) mirror_->move(from, to, users_.token_of(user), score, now_ns);
 }
 
 void queues::rescore_boosted(std::uint32_t user, std::int64_t now_ns) {
   const std::uint32_t l = users_.list_of(user);
-  lists_[l]->zrem(user);
+  lists_[l].remove(user);
   users_.boost(user);
   const double score = users_.score_of(user);
-  lists_[l]->zadd(score, user);
+  lists_[l].add(score, user);
   if (mirror_) mirror_->move(l, l, users_.token_of(user), score, now_ns);
 }
 
 std::uint64_t queues::rank(std::uint32_t user, std::int64_t now_ns) const {
   const std::uint32_t l = users_.list_of(user);
-  const std::uint64_t r = lists_[l]->zrank(user).value_or(0);
+  const std::uint64_t r = lists_[l].rank(user, users_.score_of(user));
   if (mirror_) mirror_->ranked(l, users_.token_of(user), r, now_ns);
   return r;
 }
@@ -205,7 +206,7 @@ std::size_t queues::memory_bytes() const {
   std::size_t b = set_pos_.memory_bytes();
   for (const auto& set : sets_) b += set.capacity() * sizeof(std::uint32_t);
   for (const auto& q : by_age_) b += q.size() * sizeof(std::uint32_t);
-  for (const auto& l : lists_) b += l->memory_bytes();
+  for (const auto& l : lists_) b += l.memory_bytes();
   return b;
 }
 

@@ -1,15 +1,16 @@
 #pragma once
-// The waiting lists behind one interface: one Redis-style sorted set per list, or, for a
-// lottery, one unordered set per class (Redis SETs drawn like SPOP). The room enters,
-// removes, pops and ranks users only through this class, and every change is reported to
-// an optional mirror (a live Redis): the seam for a second store. In memory the mirror is a
-// null pointer and each operation is inline, with no virtual call.
+// The waiting lists behind one interface: one Redis-style sorted set per list (held as one
+// set per score class once long: split_list.hpp), or, for a lottery, one unordered set per class
+// (Redis SETs drawn like SPOP). The room enters, removes, pops and ranks users only through this
+// class, and every change is reported to an optional mirror (a live Redis): the seam for a second
+// store. In memory the mirror is a null pointer and each operation is inline, with no virtual call.
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <vector>
 
 #include "models/queues/queue_mirror.hpp"
+#include "models/queues/split_list.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/users/users.hpp"
 #include "models/zset/zset.hpp"
@@ -29,7 +30,7 @@ class queues {
   const std::vector<std::uint64_t>& sizes() const { return sizes_; }
   std::uint32_t list_count() const { return static_cast<std::uint32_t>(sizes_.size()); }
   // The first user of a non-empty list (sorted sets only).
-  std::uint32_t head(std::uint32_t list) const { return lists_[list]->tree().at(0).id; }
+  std::uint32_t head(std::uint32_t list) const { return lists_[list].head_user(); }
   std::size_t set_size(std::uint32_t user_class) const { return sets_[user_class].size(); }
   // A lottery with these class weights: per class, the expected number of users now waiting
   // who will be drawn before one of its users, sum over the others of w_j / (w_i + w_j)
@@ -52,7 +53,7 @@ class queues {
       if (mirror_) mirror_->enter(user_class, users_.token_of(user), 0.0, now_ns);
     } else {
       const double score = users_.score_of(user);
-      lists_[list]->zadd(score, user);
+      lists_[list].add(score, user);
       if (mirror_) mirror_->enter(list, users_.token_of(user), score, now_ns);
     }
     ++sizes_[list];
@@ -67,7 +68,7 @@ class queues {
   template <class F>
   std::uint64_t pop(std::uint32_t list, std::uint64_t n, std::int64_t now_ns, F&& f) {
     if (mirror_) popped_.clear();
-    const std::uint64_t got = lists_[list]->pop_min(n, [&](std::uint32_t user, double) {
+    const std::uint64_t got = lists_[list].pop_min(n, [&](std::uint32_t user) {
       --sizes_[list];
       --queued_;
       if (mirror_) popped_.push_back(users_.token_of(user));
@@ -105,7 +106,7 @@ class queues {
   // Every waiting user (for the censored waits and polls at the end of a run).
   template <class F>
   void for_each_waiting(F&& f) const {
-    for (const auto& l : lists_) l->tree().for_range(0, l->zcard(), [&](zentry e) { f(e.id); });
+    for (const auto& l : lists_) l.for_each(f);
     for (const auto& set : sets_)
       for (std::uint32_t user : set) f(user);
   }
@@ -113,14 +114,13 @@ class queues {
   std::size_t memory_bytes() const;
 
  private:
-  using list_zset = zset<derived_store<users>>;
   void remove_from_set(std::uint32_t user_class, std::uint32_t index);
   std::uint32_t draw_by_wait(sim::rng& r, std::int64_t now_ns);
 
   users& users_;
   const selection_spec& selection_;
   queue_mirror* mirror_ = nullptr;
-  std::vector<std::unique_ptr<list_zset>> lists_;
+  std::vector<split_list<users>> lists_;
   std::vector<std::uint64_t> sizes_;  // per list (a lottery counts everyone in list 0)
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror

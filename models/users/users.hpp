@@ -53,6 +53,10 @@ class users {
   std::int64_t entry_ns(std::uint32_t user) const { return entry_ns_[user]; }
   std::uint32_t cls(std::uint32_t user) const { return class_of_[user] & class_mask; }
   bool boosted(std::uint32_t user) const { return (class_of_[user] & boosted_bit) != 0; }
+  // The class a user is scored as: its own, or one past the classes once boosted.
+  std::uint32_t score_class(std::uint32_t user) const {
+    return boosted(user) ? classes_ : cls(user);
+  }
   void boost(std::uint32_t user) { class_of_[user] |= boosted_bit; }
   std::uint8_t list_of(std::uint32_t user) const { return list_of_[user]; }
   void set_list(std::uint32_t user, std::uint8_t list) { list_of_[user] = list; }
@@ -60,8 +64,7 @@ class users {
   std::uint64_t token_of(std::uint32_t user) const { return sim::mix64(user ^ token_salt_); }
   double score_of(std::uint32_t user) const {
     const double u = sim::unit_from_hash(sim::mix64(user ^ noise_salt_));
-    const std::uint32_t c = boosted(user) ? classes_ : cls(user);
-    return policy_.score(sim::sim_time::from_ns(entry_ns_[user]), c, u);
+    return policy_.score(sim::sim_time::from_ns(entry_ns_[user]), score_class(user), u);
   }
 
   // A hint: the user's fields are read soon (a lottery's draws made ahead).

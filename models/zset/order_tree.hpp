@@ -169,6 +169,31 @@ class order_tree {
     for (; from < to; ++from) f(zentry{pending_score_, run[from - size_].id});
   }
 
+  // Reading in order in place, for a merge of several trees (split_list.hpp). The tree holds
+  // ranks [0, tree_size()); the ranks after them are the pending run, unsorted: settle(n)
+  // sorts it into the tree when the first n entries reach it, and pending_in_order() reads it
+  // sorted (a copy).
+  struct leaf_run {
+    const double* score;
+    const std::uint32_t* id;
+    std::uint32_t n;
+  };
+  std::size_t tree_size() const { return size_; }
+  // Entries from rank r (< tree_size()) to the end of r's leaf.
+  leaf_run run_at(std::size_t r) const {
+    assert(r < size_);
+    const auto [lf, k] = locate(r);
+    return {lf->score + k, lf->id + k, lf->n - k};
+  }
+  void settle(std::size_t n) {
+    if (n > size_) seal();
+  }
+  std::vector<zentry> pending_in_order() const {
+    std::vector<zentry> out;
+    for (const auto& p : sorted_pending()) out.push_back({pending_score_, p.id});
+    return out;
+  }
+
   // Checks every invariant; for tests. Returns false at the first violation.
   bool check() const {
     std::size_t n = 0;

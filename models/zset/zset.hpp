@@ -167,6 +167,15 @@ class zset {
     return n;
   }
 
+  // A merge of several sets popping in their combined order (split_list.hpp) reads each
+  // tree in place (tree(), settle()), releases each member it takes as pop_min does before
+  // its callback, then drops the entries taken from the tree.
+  void settle(std::size_t n) { tree_.settle(n); }
+  void release_member(std::uint32_t id) { store_.release(id); }
+  void drop_released_min(std::size_t n) {
+    tree_.pop_front(n, [](zentry) {});
+  }
+
   Store& store() { return store_; }
   const Store& store() const { return store_; }
   const order_tree<Store>& tree() const { return tree_; }
