@@ -6,7 +6,6 @@
 // store. In memory the mirror is a null pointer and each operation is inline, with no virtual call.
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <vector>
 
 #include "models/queues/queue_mirror.hpp"

@@ -4,10 +4,10 @@
 // Redis sorted set the list is: by score, then by token. Users of one class enter in score
 // order (entry time plus the class's offset), so each set takes its entries as appends at
 // its tail; one set for a long list placed each VIP among the ties of the millisecond it
-// cuts into (a search and a shift in the tree's middle: the flash crowd's largest cost,
-// docs/perf.md). A short list (a priority M/M/1 holds a few users) stays one set: there the
-// merge would cost more than it saves. Tokens are distinct (a bijection of the user's
-// serial), so the merge has no ties.
+// cuts into, a search and a shift in the tree's middle (session 11's profile of the flash
+// crowd: 12% of the samples, docs/perf.md). A short list (a priority M/M/1 holds a few
+// users) and a list of one class stay one set: there a merge costs more than it saves.
+// Tokens are distinct (a bijection of the user's serial), so the merge has no ties.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -154,7 +154,9 @@ class split_list {
         best->tie = owner_->token_of(*best->r.id);
       }
     }
-    for (auto& h : heads_) h.set->drop_released_min(h.taken);
+    for (auto& h : heads_)
+      if (h.taken > 0)
+        h.set->drop_released_min(h.taken);  // a pop of none would drop the set's finger
     return n;
   }
 
@@ -188,7 +190,7 @@ class split_list {
   }
   static bool before(const head& a, const head& b) {
     const double sa = *a.r.score, sb = *b.r.score;
-    return (sa < sb) | ((sa == sb) & (a.tie < b.tie));  // no branch: see pop_min
+    return (sa < sb) | ((sa == sb) & (a.tie < b.tie));  // no branch: see pop_merged
   }
 
   // A set read whole, off the hot path: the tree's ranks, then the pending run in order.
@@ -231,15 +233,17 @@ class split_list {
     s = std::make_unique<set_type>(owner_, list_);
     return *s;
   }
-  // Moves the users of every class but the first out of the one set into their own.
+  // Moves every user out of the one set into its class's set, in order (appends). The first
+  // class gets a fresh set too: the old tree's maximum (a bound for appends that erase does
+  // not lower) would send that class's later arrivals through a search among ties.
   [[gnu::noinline]] void split_up() {
     split_ = true;
-    std::vector<zentry> moving;
-    sets_[0]->tree().for_range(0, sets_[0]->zcard(), [&](zentry e) {
-      if (owner_->score_class(e.id) != 0) moving.push_back(e);
-    });
-    for (const zentry& e : moving) {
-      sets_[0]->zrem(e.id);
+    std::unique_ptr<set_type> old = std::move(sets_[0]);
+    std::vector<zentry> all;
+    all.reserve(old->zcard());
+    old->tree().for_range(0, old->zcard(), [&](zentry e) { all.push_back(e); });
+    for (const zentry& e : all) {
+      old->zrem(e.id);  // out of the list for the store, so the zadd below adds
       auto& s = sets_[owner_->score_class(e.id)];
       (s ? *s : make_set(s)).zadd(e.score, e.id);
     }

@@ -179,7 +179,7 @@ class order_tree {
     std::uint32_t n;
   };
   std::size_t tree_size() const { return size_; }
-  // Entries from rank r (< tree_size()) to the end of r's leaf.
+  // Entries from rank r (< tree_size()) to the end of r's leaf; valid until the tree changes.
   leaf_run run_at(std::size_t r) const {
     assert(r < size_);
     const auto [lf, k] = locate(r);

@@ -169,7 +169,8 @@ class zset {
 
   // A merge of several sets popping in their combined order (split_list.hpp) reads each
   // tree in place (tree(), settle()), releases each member it takes as pop_min does before
-  // its callback, then drops the entries taken from the tree.
+  // its callback, then drops the entries taken from the tree. In between, the tree still
+  // holds members the store has released: nothing else may use the set.
   void settle(std::size_t n) { tree_.settle(n); }
   void release_member(std::uint32_t id) { store_.release(id); }
   void drop_released_min(std::size_t n) {
