@@ -110,8 +110,7 @@ class split_list {
         s->settle(1);
         const auto r = s->tree().run_at(0);
         // Tokens only for equal scores: in microseconds they seldom tie.
-        if (!best || *r.score < best_score ||
-            (*r.score == best_score && owner_->token_of(*r.id) < owner_->token_of(best_id))) {
+        if (!best || s->tree().less(*r.score, *r.id, best_score, best_id)) {
           best = s.get();
           best_score = *r.score;
           best_id = *r.id;
@@ -166,8 +165,7 @@ class split_list {
     for (const auto& s : sets_) {
       if (!s || s->zcard() == 0) continue;
       const zentry e = s->tree().at(0);
-      if (!found || e.score < best.score ||
-          (e.score == best.score && owner_->token_of(e.id) < owner_->token_of(best.id))) {
+      if (!found || s->tree().less(e.score, e.id, best.score, best.id)) {
         best = e;
         found = true;
       }

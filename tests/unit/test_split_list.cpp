@@ -34,7 +34,6 @@ struct pair_of_lists {
   split_list<fake_users> split{&a, 0, 3};
   zset<derived_store<fake_users>> ref{&b, std::uint8_t{0}};
   std::vector<std::uint32_t> waiting;
-  std::vector<std::uint32_t> class_of;
 
   void add(double score, std::uint32_t c) {
     const auto u = static_cast<std::uint32_t>(a.list.size());
@@ -43,7 +42,6 @@ struct pair_of_lists {
       o->score.push_back(score);
       o->score_class_of.push_back(c);
     }
-    class_of.push_back(c);
     split.add(score, u);
     ref.zadd(score, u);
     waiting.push_back(u);
