@@ -20,7 +20,7 @@ returns::returns(const scenario& s, sim::simulator& sim, const users& u, queues&
 }
 
 void returns::note_entry(std::uint32_t user, const visit& v) {
-  if (v.credit_day >= 0) credit_day_[user] = v.credit_day;
+  if (v.credit_day >= 0) set_credit_day(user, v.credit_day);
   if (comp_ && comp_->in_place && comp_->eligible[v.user_class] && !v.boosted) {
     due_.push_back(user);
     if (!compensation_scheduled_) {
@@ -30,11 +30,18 @@ void returns::note_entry(std::uint32_t user, const visit& v) {
   }
 }
 
+void returns::set_credit_day(std::uint32_t user, std::int64_t day) {
+  const std::size_t w = user >> 6;
+  if (w >= has_credit_day_.size()) has_credit_day_.resize(w + 1, 0);
+  has_credit_day_[w] |= std::uint64_t{1} << (user & 63);
+  credit_day_[user] = day;
+}
+
 std::int64_t returns::take_credit_day(std::uint32_t user) {
-  auto it = credit_day_.find(user);
-  if (it == credit_day_.end()) return -1;
-  const std::int64_t day = it->second;
-  credit_day_.erase(it);
+  if (!has_credit_day(user)) return -1;
+  has_credit_day_[user >> 6] &= ~(std::uint64_t{1} << (user & 63));
+  const std::int64_t day = credit_day_.at(user);  // the bit says it is there
+  credit_day_.erase(user);
   return day;
 }
 
