@@ -24,8 +24,9 @@ class serial_table {
   const T& operator[](std::uint32_t i) const {
     return blocks_[i >> serial_block_bits][i & (serial_block_size - 1)];
   }
-  // A hint that element i (alive) is read soon. Always inlined: gcc takes a function whose
-  // body is only prefetches for const and drops every call to it (its result is unused).
+  // A hint that element i (alive) is read soon. Always inlined: gcc 12's ipa-modref pass
+  // ignores a prefetch's effect, finds a helper made of prefetches free of side effects and
+  // deletes its calls where it was not inlined (users::prefetch compiled to nothing).
   [[gnu::always_inline]] void prefetch(std::uint32_t i) const { __builtin_prefetch(&(*this)[i]); }
   // Writes element i, the next serial (i == number of elements pushed so far). huge_pages: a
   // new block goes on transparent huge pages (see block_alloc.hpp), for tables read at random.

@@ -1,6 +1,7 @@
-// The lottery's prefetches, compiled as the engine compiles them (tests/bench/CMakeLists.txt
-// checks the disassembly). gcc takes a function whose body is only prefetches for const and
-// drops every call to it, so users::prefetch once compiled to nothing and the lottery paid a
+// The lottery's prefetch helpers in functions of their own (tests/bench/CMakeLists.txt checks
+// their disassembly, and that of queues::take_planned). gcc 12's ipa-modref pass ignores a
+// prefetch's effect, finds a helper made of prefetches free of side effects and deletes its
+// calls where it was not inlined: users::prefetch compiled to nothing, and the lottery paid a
 // cache miss per drawn user for it (docs/perf.md, session 15).
 #include <cstdint>
 
