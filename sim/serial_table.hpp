@@ -26,7 +26,7 @@ class serial_table {
   }
   // A hint that element i (alive) is read soon. Always inlined: gcc 12's ipa-modref pass
   // ignores a prefetch's effect, finds a helper made of prefetches free of side effects and
-  // deletes its calls where it was not inlined (users::prefetch compiled to nothing).
+  // deletes its calls where it was not inlined (tests/bench/check_prefetch.py).
   [[gnu::always_inline]] void prefetch(std::uint32_t i) const { __builtin_prefetch(&(*this)[i]); }
   // Writes element i, the next serial (i == number of elements pushed so far). huge_pages: a
   // new block goes on transparent huge pages (see block_alloc.hpp), for tables read at random.

@@ -33,14 +33,13 @@ void returns::note_entry(std::uint32_t user, const visit& v) {
 
 void returns::set_credit_day(std::uint32_t user, std::int64_t day) {
   credit_day_[user] = day;  // first: should it throw, no bit is left without its entry
-  const std::size_t w = user >> 6;
-  if (w >= has_credit_day_.size()) has_credit_day_.resize(w + 1, 0);
-  has_credit_day_[w] |= std::uint64_t{1} << (user & 63);
+  if (user >= has_credit_day_.size()) has_credit_day_.resize(std::size_t{user} + 1, false);
+  has_credit_day_[user] = true;
 }
 
 std::int64_t returns::take_credit_day(std::uint32_t user) {
   if (!has_credit_day(user)) return -1;
-  has_credit_day_[user >> 6] &= ~(std::uint64_t{1} << (user & 63));
+  has_credit_day_[user] = false;
   const auto it = credit_day_.find(user);
   if (it == credit_day_.end()) throw std::logic_error("returns: a credit bit without its day");
   const std::int64_t day = it->second;

@@ -98,10 +98,9 @@ class returns {
   // an entry there, and the bit (read in about entry order) spares the map's lookup, a
   // division and a cache miss or two. Sized to the highest serial that held a credit day
   // (1 bit per visit: 12.5 MB at 100M visits), not shrunk as users leave.
-  std::vector<std::uint64_t> has_credit_day_;
+  std::vector<bool> has_credit_day_;
   bool has_credit_day(std::uint32_t user) const {
-    const std::size_t w = user >> 6;
-    return w < has_credit_day_.size() && ((has_credit_day_[w] >> (user & 63)) & 1) != 0;
+    return user < has_credit_day_.size() && has_credit_day_[user];
   }
   void set_credit_day(std::uint32_t user, std::int64_t day);
   std::deque<std::uint32_t> due_;  // in place: users by entry time
