@@ -9,7 +9,7 @@ ratios new/old, and bytes per waiting user by the model's count for both.
 Both the old bench (before the in-run baselines: `--runs N --only NAME`) and the new one
 (`--rounds N --only NAME`) print a table whose rows start with the workload's name and
 whose third column is customers/s; the model's bytes per waiting user is the 6th column
-of the old table and the 7th of the new (the new one adds baseline columns).
+of the old table and the 8th of the new (the new one adds baseline and ratio columns).
 """
 import argparse
 import os
@@ -24,7 +24,7 @@ def run_once(binary, workload, scale, new_format):
     for line in out.splitlines():
         cols = line.split()
         if cols and cols[0] == workload:
-            return float(cols[2]), float(cols[6] if new_format else cols[5])
+            return float(cols[2]), float(cols[7] if new_format else cols[5])
     sys.exit("ab.py: no row for %s in the output of %s:\n%s" % (workload, " ".join(cmd), out))
 
 
