@@ -21,6 +21,16 @@ std::optional<double> median_ratio(const std::vector<double>& a, const std::vect
   return median(std::move(q));
 }
 
+std::optional<double> parallel_ideal_seconds(std::vector<double> seconds_per_cpu, unsigned threads,
+                                             double jobs) {
+  std::erase_if(seconds_per_cpu, [](double t) { return !(t > 0); });
+  if (threads == 0 || seconds_per_cpu.size() < threads) return std::nullopt;
+  std::sort(seconds_per_cpu.begin(), seconds_per_cpu.end());
+  double rate = 0;
+  for (unsigned k = 0; k < threads; ++k) rate += 1.0 / seconds_per_cpu[k];
+  return jobs / rate;
+}
+
 std::optional<double> per_user(double bytes, std::uint64_t users) {
   if (users == 0 || !(bytes > 0)) return std::nullopt;
   return bytes / static_cast<double>(users);

@@ -14,6 +14,12 @@ std::optional<double> median(std::vector<double> v);
 // The median of the per-round ratios a[i] / b[i] over the rounds both ran, leaving out a
 // round where either is 0; none when no round is left.
 std::optional<double> median_ratio(const std::vector<double>& a, const std::vector<double>& b);
+// The least time `jobs` equal jobs can take on the `threads` fastest CPUs, each at its own
+// speed, from the seconds one job took pinned to each CPU: jobs / sum of 1 / t_cpu. On a VM
+// one vCPU can be much slower than another (the host's load), which no thread count beats.
+// None with fewer timed CPUs (0 s: too short to time) than threads.
+std::optional<double> parallel_ideal_seconds(std::vector<double> seconds_per_cpu, unsigned threads,
+                                             double jobs);
 // bytes / users; none when either is 0.
 std::optional<double> per_user(double bytes, std::uint64_t users);
 // One line of the targets: the value against the target (at least, or at most), met or NOT

@@ -14,6 +14,7 @@
 // Every run is a forked child, so its max RSS is its own. Rounds alternate the order of
 // workload and baseline, and ratios are the median of per-round ratios: on a shared
 // machine the load changes between rounds, much less within one.
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -208,15 +209,21 @@ measurement timed(const std::function<measurement()>& f) {
   return m;
 }
 
-// Runs `j` in a forked child; the child's max RSS is its own (plus the few MiB of this
-// small parent it inherits).
-measurement in_child(const job& j) {
+// Runs `j` in a forked child, pinned to `cpu` when one is given; the child's max RSS is its
+// own (plus the few MiB of this small parent it inherits).
+measurement in_child(const job& j, std::optional<int> cpu = std::nullopt) {
   std::fflush(stdout);
   int fd[2];
   if (pipe(fd) != 0) return {};
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
+    if (cpu) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(*cpu, &set);
+      if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(1);
+    }
     measurement m = timed([&] { return measured_region(j); });
     auto n = write(fd[1], &m, sizeof m);
     _exit(n == static_cast<ssize_t>(sizeof m) ? 0 : 1);
@@ -378,6 +385,14 @@ int main(int argc, char** argv) {
              sysconf(_SC_NPROCESSORS_ONLN), o.scale, 10e6 * o.scale, o.rounds);
   std::map<std::string, std::vector<measurement>> runs;
   std::vector<double> t1, t2;
+  // The replications' speed-up is bounded by the CPUs' own speeds: on a VM one vCPU can be
+  // much slower than the other (the host's load), which 2 threads cannot beat. So each round
+  // also times the 8 replications on 1 thread pinned to each CPU this process may use.
+  std::vector<int> cpus;
+  if (cpu_set_t mine; sched_getaffinity(0, sizeof mine, &mine) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+  std::map<int, std::vector<double>> per_cpu;
   for (int r = 0; r < o.rounds; ++r) {
     auto jobs = all_jobs(o, scenarios, names, static_cast<std::uint64_t>(r));
     std::vector<const job*> order;
@@ -402,6 +417,17 @@ int main(int argc, char** argv) {
         measurement m = in_child(rep);
         if (!m.ok) return 1;
         (threads == 1 ? t1 : t2).push_back(m.wall_s);
+      }
+      const job one{"replications pinned", [&] {
+                      auto res = models::replicate(*presale, presale->seed, 8, 1);
+                      measurement m;
+                      for (const auto& x : res) m.customers += x.overall.arrived;
+                      return m;
+                    }};
+      for (int c : cpus) {
+        measurement m = in_child(one, c);
+        if (!m.ok) return 1;
+        per_cpu[c].push_back(m.wall_s);
       }
     }
     fmt::print(stderr, "round {}/{} done\n", r + 1, o.rounds);
@@ -469,6 +495,26 @@ int main(int argc, char** argv) {
         "speed-up {} (median of per-round ratios)\n",
         o.presale, bench::median(t1).value_or(0.0), bench::median(t2).value_or(0.0),
         ratio_text(speedup));
+    std::vector<double> cpu_s;
+    std::string listed;
+    for (const auto& [c, ts] : per_cpu) {
+      cpu_s.push_back(bench::median(ts).value_or(0.0));
+      listed += fmt::format("{}cpu{} {:.3f} s", listed.empty() ? "" : ", ", c, cpu_s.back());
+    }
+    const auto ideal = bench::parallel_ideal_seconds(cpu_s, 2, 1);
+    const auto t2_median = bench::median(t2);
+    std::erase_if(cpu_s, [](double t) { return !(t > 0); });  // too short to time
+    std::sort(cpu_s.begin(), cpu_s.end());
+    if (!listed.empty())
+      fmt::print("the same on 1 thread pinned to each CPU (medians): {}{}\n", listed,
+                 cpu_s.size() >= 2
+                     ? fmt::format(" (the slower takes {:.2f}x the time)", cpu_s[1] / cpu_s[0])
+                     : "");
+    if (ideal && t2_median && *t2_median > 0)
+      fmt::print(
+          "both CPUs at their own speeds would take {:.3f} s; 2 threads took {:.3f} s (efficiency "
+          "{:.2f}): over the faster CPU alone they gain {:.2f}, where {:.2f} is the most\n",
+          *ideal, *t2_median, *ideal / *t2_median, cpu_s[0] / *t2_median, cpu_s[0] / *ideal);
   }
 
   fmt::print("\ntargets (issue 13, ratios in this run; wall clock, and user CPU time):\n");

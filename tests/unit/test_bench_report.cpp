@@ -24,6 +24,18 @@ TEST(BenchReport, RatiosLeaveOutRoundsTooShortToTime) {
   EXPECT_EQ(median_ratio({}, {1, 2}), std::nullopt);
 }
 
+TEST(BenchReport, UnequalCpusBoundWhatThreadsCanDo) {
+  EXPECT_EQ(parallel_ideal_seconds({2.0, 2.0}, 2, 8), std::optional<double>(8.0));
+  // One CPU 1.25x slower does 0.8 jobs a second to the other's 1: 9 jobs in 5 s.
+  EXPECT_EQ(parallel_ideal_seconds({1.25, 1.0}, 2, 9), std::optional<double>(5.0));
+  // The two fastest of three; a CPU too short to time is no CPU.
+  EXPECT_EQ(parallel_ideal_seconds({4.0, 1.0, 2.0}, 2, 3), std::optional<double>(2.0));
+  EXPECT_EQ(parallel_ideal_seconds({4.0}, 1, 3), std::optional<double>(12.0));
+  EXPECT_EQ(parallel_ideal_seconds({0.0, 1.0}, 2, 8), std::nullopt);
+  EXPECT_EQ(parallel_ideal_seconds({1.0}, 2, 8), std::nullopt);
+  EXPECT_EQ(parallel_ideal_seconds({1.0, 1.0}, 0, 8), std::nullopt);
+}
+
 TEST(BenchReport, BytesPerUserNeedBothFigures) {
   EXPECT_EQ(per_user(250.0, 10), std::optional<double>(25.0));
   EXPECT_EQ(per_user(250.0, 0), std::nullopt);
