@@ -14,6 +14,7 @@
 #include "redis_commands.hpp"
 #include "report_command.hpp"
 #include "sim/input_error.hpp"
+#include "sim/memory_reuse.hpp"
 #include "version.hpp"
 
 namespace {
@@ -77,7 +78,8 @@ int dispatch(std::vector<std::string> args) {
 
 int main(int argc, char** argv) {
   using namespace waitroom::cli;
-  install_temp_file_cleanup();  // an interrupted run leaves no FILE.tmp.PID behind
+  install_temp_file_cleanup();         // an interrupted run leaves no FILE.tmp.PID behind
+  waitroom::sim::keep_freed_memory();  // replications reuse each other's pages
   const int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
   // A result printed to a full disk or a closed pipe is a failed write, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

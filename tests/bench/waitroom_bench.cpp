@@ -40,6 +40,7 @@
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
 #include "report.hpp"
+#include "sim/memory_reuse.hpp"
 #include "sim/random.hpp"
 
 using namespace waitroom;
@@ -306,6 +307,7 @@ using bench::ratio_text;
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::keep_freed_memory();  // as the program does (cli/main.cpp)
   options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
