@@ -426,10 +426,12 @@ int main(int argc, char** argv) {
                       for (const auto& x : res) m.customers += x.overall.arrived;
                       return m;
                     }};
-      for (int c : cpus) {
+      // Informational: a CPU that cannot be pinned (a cpuset changed) is left out, not fatal.
+      // The order alternates by round, as the workloads' does.
+      for (std::size_t k = 0; k < cpus.size(); ++k) {
+        const int c = cpus[r % 2 ? cpus.size() - 1 - k : k];
         measurement m = in_child(one, c);
-        if (!m.ok) return 1;
-        per_cpu[c].push_back(m.wall_s);
+        if (m.ok) per_cpu[c].push_back(m.wall_s);
       }
     }
     fmt::print(stderr, "round {}/{} done\n", r + 1, o.rounds);
@@ -499,9 +501,13 @@ int main(int argc, char** argv) {
         ratio_text(speedup));
     std::vector<double> cpu_s;
     std::string listed;
-    for (const auto& [c, ts] : per_cpu) {
-      cpu_s.push_back(bench::median(ts).value_or(0.0));
-      listed += fmt::format("{}cpu{} {:.3f} s", listed.empty() ? "" : ", ", c, cpu_s.back());
+    for (int c : cpus) {
+      const auto t = bench::median(per_cpu[c]);
+      cpu_s.push_back(t.value_or(0.0));
+      listed += fmt::format("{}cpu{} {}", listed.empty() ? "" : ", ", c,
+                            !t       ? std::string("not timed (could not be pinned)")
+                            : *t > 0 ? fmt::format("{:.3f} s", *t)
+                                     : std::string("too short to time"));
     }
     const auto ideal = bench::parallel_ideal_seconds(cpu_s, 2, 1);
     const auto t2_median = bench::median(t2);
