@@ -24,8 +24,13 @@ class chunked_vector {
     return i;
   }
   // Adds an element without writing it (for large PODs the caller fills in part by part).
+  // Every block after the first has its pages brought in at once (block_alloc.hpp): a vector
+  // that filled one block will likely fill the next, and a small one pays for no pages it
+  // does not use.
   std::size_t emplace_uninitialized() {
-    if (size_ == blocks_.size() * block_size) blocks_.push_back(allocate_block<T>(block_size));
+    if (size_ == blocks_.size() * block_size)
+      blocks_.push_back(allocate_block<T>(
+          block_size, blocks_.empty() ? block_pages::on_touch : block_pages::populate));
     return size_++;
   }
   std::size_t memory_bytes() const {

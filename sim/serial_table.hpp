@@ -30,10 +30,15 @@ class serial_table {
   [[gnu::always_inline]] void prefetch(std::uint32_t i) const { __builtin_prefetch(&(*this)[i]); }
   // Writes element i, the next serial (i == number of elements pushed so far). huge_pages: a
   // new block goes on transparent huge pages (see block_alloc.hpp), for tables read at random.
+  // Otherwise every block after the first has its pages brought in at once: serials are
+  // pushed in order, so a table that filled a block will likely fill the next.
   void push(std::uint32_t i, const T& v, bool huge_pages = false) {
     std::size_t b = i >> serial_block_bits;
     if (b == blocks_.size()) {
-      blocks_.push_back(allocate_block<T>(serial_block_size, huge_pages));
+      const block_pages pages = huge_pages ? block_pages::huge
+                                : b == 0   ? block_pages::on_touch
+                                           : block_pages::populate;
+      blocks_.push_back(allocate_block<T>(serial_block_size, pages));
       ++live_blocks_;
     }
     (*this)[i] = v;
