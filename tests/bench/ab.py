@@ -7,9 +7,10 @@ than within one). Prints each workload's median rate for both, the median of the
 ratios new/old, and bytes per waiting user by the model's count for both.
 
 Both the old bench (before the in-run baselines: `--runs N --only NAME`) and the new one
-(`--rounds N --only NAME`) print a table whose rows start with the workload's name and
-whose third column is customers/s; the model's bytes per waiting user is the 6th column
-of the old table and the 8th of the new (the new one adds baseline and ratio columns).
+(`--rounds N --only NAME`) print a table whose header starts with "workload" and whose
+rows start with the workload's name. Columns are found by their header, not by position
+(the new bench's columns changed more than once): customers/s, and the model's bytes per
+waiting user ("bytes/waiting" in the old table, "B/wait mdl" in the new).
 """
 import argparse
 import os
@@ -18,13 +19,38 @@ import subprocess
 import sys
 
 
-def run_once(binary, workload, scale, new_format):
+def column(header, row, labels):
+    """The value in `row` under the first of `labels` found in `header`. Numeric columns are
+    right-aligned under right-aligned labels, so the value ends where its label ends."""
+    for label in labels:
+        at = header.find(label)
+        if at < 0:
+            continue
+        end = at + len(label)
+        pos = 0
+        for token in row.split():
+            pos = row.index(token, pos) + len(token)
+            if pos == end:
+                return float(token)
+        return None
+    return None
+
+
+def run_once(binary, workload, scale):
     cmd = [binary, "--runs", "1", "--only", workload, "--scale", str(scale)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    header = None
     for line in out.splitlines():
         cols = line.split()
-        if cols and cols[0] == workload:
-            return float(cols[2]), float(cols[7] if new_format else cols[5])
+        if cols and cols[0] == "workload":
+            header = line
+        elif cols and cols[0] == workload and header is not None:
+            rate = column(header, line, ["customers/s"])
+            bytes_per_user = column(header, line, ["B/wait mdl", "bytes/waiting"])
+            if rate is None or bytes_per_user is None:
+                sys.exit("ab.py: no customers/s or bytes-per-waiting-user column under the "
+                         "header of %s:\n%s\n%s" % (" ".join(cmd), header, line))
+            return rate, bytes_per_user
     sys.exit("ab.py: no row for %s in the output of %s:\n%s" % (workload, " ".join(cmd), out))
 
 
@@ -49,9 +75,10 @@ def main():
     ap.add_argument("--old", required=True, help="waitroom_bench of the baseline commit")
     ap.add_argument("--new", required=True, help="waitroom_bench of the commit measured")
     ap.add_argument("--old-format", choices=["old", "new"], default="old",
-                    help="table layout of the --old binary (old: before in-run baselines)")
+                    help="the --old binary's options (old: before the in-run baselines, "
+                         "--runs and no --once); only --clock user depends on it")
     ap.add_argument("--new-format", choices=["old", "new"], default="new",
-                    help="table layout of the --new binary (old: an A/A run of an old commit)")
+                    help="the --new binary's options (old: an A/A run of an old commit)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--only", default="priority_mm1,flash_crowd")
@@ -83,7 +110,7 @@ def main():
                 binary = a.old if who == "old" else a.new
                 new_format = (a.new_format if who == "new" else a.old_format) == "new"
                 if a.clock == "wall":
-                    got[who] = run_once(binary, w, a.scale, new_format)
+                    got[who] = run_once(binary, w, a.scale)
                 else:  # a rate per user CPU second, so the ratio reads the same way
                     got[who] = (1.0 / user_seconds(binary, w, a.scale, new_format), 0.0)
                 rates[w][who].append(got[who][0])
