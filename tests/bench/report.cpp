@@ -31,6 +31,15 @@ std::optional<double> parallel_ideal_seconds(std::vector<double> seconds_per_cpu
   return jobs / rate;
 }
 
+std::vector<int> spread_cpus(const std::vector<int>& cpus, std::size_t most) {
+  if (cpus.size() <= most) return cpus;
+  if (most == 0) return {};
+  if (most == 1) return {cpus.front()};
+  std::vector<int> out;
+  for (std::size_t k = 0; k < most; ++k) out.push_back(cpus[k * (cpus.size() - 1) / (most - 1)]);
+  return out;
+}
+
 std::optional<double> per_user(double bytes, std::uint64_t users) {
   if (users == 0 || !(bytes > 0)) return std::nullopt;
   return bytes / static_cast<double>(users);

@@ -20,6 +20,9 @@ std::optional<double> median_ratio(const std::vector<double>& a, const std::vect
 // None with fewer timed CPUs (0 s: too short to time) than threads.
 std::optional<double> parallel_ideal_seconds(std::vector<double> seconds_per_cpu, unsigned threads,
                                              double jobs);
+// At most `most` of `cpus`, spread evenly from the first to the last (all of them when there
+// are no more than `most`): the CPUs the bench times one at a time.
+std::vector<int> spread_cpus(const std::vector<int>& cpus, std::size_t most);
 // bytes / users; none when either is 0.
 std::optional<double> per_user(double bytes, std::uint64_t users);
 // One line of the targets: the value against the target (at least, or at most), met or NOT

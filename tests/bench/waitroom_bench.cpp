@@ -188,6 +188,16 @@ struct job {
   std::function<measurement()> run;
 };
 
+// 8 replications of the scenario on `threads` threads.
+job replications_job(std::string name, const models::scenario& s, unsigned threads) {
+  return {std::move(name), [&s, threads] {
+            measurement m;
+            for (const auto& x : models::replicate(s, s.seed, 8, threads))
+              m.customers += x.overall.arrived;
+            return m;
+          }};
+}
+
 // Kept out of line so that `valgrind --toggle-collect=*measured_region*` counts exactly the
 // simulation (not start-up or scenario parsing) in the perf gate.
 [[gnu::noinline]] measurement measured_region(const job& j) {
@@ -389,11 +399,19 @@ int main(int argc, char** argv) {
   std::vector<double> t1, t2;
   // The replications' speed-up is bounded by the CPUs' own speeds: on a VM one vCPU can be
   // much slower than the other (the host's load), which 2 threads cannot beat. So each round
-  // also times the 8 replications on 1 thread pinned to each CPU this process may use.
+  // also times the 8 replications on 1 thread pinned to each CPU this process may use (at
+  // most max_pinned of them, spread over the list: on a large machine each costs a run).
   std::vector<int> cpus;
   if (cpu_set_t mine; sched_getaffinity(0, sizeof mine, &mine) == 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+  constexpr std::size_t max_pinned = 4;
+  if (cpus.size() > max_pinned) {
+    auto spread = bench::spread_cpus(cpus, max_pinned);
+    fmt::print("replications pinned to {} of the {} CPUs this process may use: {}\n", spread.size(),
+               cpus.size(), fmt::join(spread, ", "));
+    cpus = std::move(spread);
+  }
   std::map<int, std::vector<double>> per_cpu;
   for (int r = 0; r < o.rounds; ++r) {
     auto jobs = all_jobs(o, scenarios, names, static_cast<std::uint64_t>(r));
@@ -410,22 +428,11 @@ int main(int argc, char** argv) {
     if (presale) {
       for (int k = 0; k < 2; ++k) {
         unsigned threads = (r + k) % 2 ? 2 : 1;
-        job rep{"replications", [&] {
-                  auto res = models::replicate(*presale, presale->seed, 8, threads);
-                  measurement m;
-                  for (const auto& x : res) m.customers += x.overall.arrived;
-                  return m;
-                }};
-        measurement m = in_child(rep);
+        measurement m = in_child(replications_job("replications", *presale, threads));
         if (!m.ok) return 1;
         (threads == 1 ? t1 : t2).push_back(m.wall_s);
       }
-      const job one{"replications pinned", [&] {
-                      auto res = models::replicate(*presale, presale->seed, 8, 1);
-                      measurement m;
-                      for (const auto& x : res) m.customers += x.overall.arrived;
-                      return m;
-                    }};
+      const job one = replications_job("replications pinned", *presale, 1);
       // Informational: a CPU that cannot be pinned (a cpuset changed) is left out, not fatal.
       // The order alternates by round, as the workloads' does.
       for (std::size_t k = 0; k < cpus.size(); ++k) {

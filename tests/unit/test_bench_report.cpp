@@ -36,6 +36,15 @@ TEST(BenchReport, UnequalCpusBoundWhatThreadsCanDo) {
   EXPECT_EQ(parallel_ideal_seconds({1.0, 1.0}, 0, 8), std::nullopt);
 }
 
+TEST(BenchReport, PinnedCpusAreCappedAndSpreadFromFirstToLast) {
+  EXPECT_EQ(spread_cpus({0, 1}, 4), (std::vector<int>{0, 1}));
+  EXPECT_EQ(spread_cpus({0, 1, 2, 3}, 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(spread_cpus({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 4), (std::vector<int>{0, 3, 6, 9}));
+  EXPECT_EQ(spread_cpus({2, 5, 7, 11, 13}, 2), (std::vector<int>{2, 13}));
+  EXPECT_EQ(spread_cpus({2, 5, 7}, 1), (std::vector<int>{2}));
+  EXPECT_EQ(spread_cpus({2, 5, 7}, 0), (std::vector<int>{}));
+}
+
 TEST(BenchReport, BytesPerUserNeedBothFigures) {
   EXPECT_EQ(per_user(250.0, 10), std::optional<double>(25.0));
   EXPECT_EQ(per_user(250.0, 0), std::nullopt);
