@@ -9,12 +9,14 @@
 // where the caller asks (with THP `always` the kernel still uses them everywhere).
 //
 // A block that will be filled can instead have all its pages brought in by one madvise call
-// (MADV_POPULATE_WRITE) rather than by one page fault per 4 KiB page. Under a hypervisor each
-// fault is a trap out of the guest: the flash crowd's 50,000 faults cost it about 20% of its
-// wall clock (docs/perf.md, session 17). A block the caller may leave mostly empty (the first of
-// a table: a small run never fills it) is left to fault page by page.
+// (MADV_POPULATE_WRITE) rather than by one page fault per page. Under a hypervisor each fault
+// is a trap out of the guest: bringing in the flash crowd's 50,000 pages in calls instead made
+// it 1.20x faster (docs/perf.md, session 17). A block the caller may leave mostly empty (the
+// first of a table: a small run never fills it) is left to fault page by page.
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -24,8 +26,19 @@
 namespace waitroom::sim {
 
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-// Below this a block's faults cost less than the call that would save them.
+// Smaller blocks are left to fault: a few pages' faults are not worth a system call (not
+// measured; every block the tables populate is 128 KiB or more).
 inline constexpr std::size_t populate_min_bytes = std::size_t{64} << 10;
+
+#ifdef __linux__
+// MADV_POPULATE_WRITE is Linux 5.14's; glibc's headers name it from 2.35. The value is the
+// kernel's ABI, so older headers get it here, and a kernel that does not know it refuses it.
+#ifdef MADV_POPULATE_WRITE
+inline constexpr int madv_populate_write = MADV_POPULATE_WRITE;
+#else
+inline constexpr int madv_populate_write = 23;
+#endif
+#endif
 
 // How a new block's pages come in (see above).
 enum class block_pages : std::uint8_t {
@@ -34,17 +47,24 @@ enum class block_pages : std::uint8_t {
   huge,      // transparent huge pages, for a table read at random
 };
 
-// Brings in the whole pages inside [p, p + bytes) for writing. Advice only: a kernel before
-// 5.14 (no MADV_POPULATE_WRITE) refuses it, and the pages then fault in as they are written.
-inline void populate_pages(void* p, std::size_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  const std::uintptr_t page = 4096;
+// Brings in the whole pages inside [p, p + bytes) for writing; true when the kernel did.
+// Advice only: where it refuses (before Linux 5.14, or not Linux) the pages fault in as they
+// are written, and errno is left as it was.
+inline bool populate_pages(void* p, std::size_t bytes) {
+#ifdef __linux__
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  if (end <= begin) return false;
+  const int saved = errno;
+  const bool done =
+      ::madvise(reinterpret_cast<void*>(begin), end - begin, madv_populate_write) == 0;
+  errno = saved;
+  return done;
 #else
   (void)p;
   (void)bytes;
+  return false;
 #endif
 }
 

@@ -25,8 +25,8 @@ class chunked_vector {
   }
   // Adds an element without writing it (for large PODs the caller fills in part by part).
   // Every block after the first has its pages brought in at once (block_alloc.hpp): a vector
-  // that filled one block will likely fill the next, and a small one pays for no pages it
-  // does not use.
+  // that filled one block will likely fill the next. A small one populates nothing, a large
+  // one at most one block beyond what it fills.
   std::size_t emplace_uninitialized() {
     if (size_ == blocks_.size() * block_size)
       blocks_.push_back(allocate_block<T>(

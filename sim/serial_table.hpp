@@ -31,7 +31,8 @@ class serial_table {
   // Writes element i, the next serial (i == number of elements pushed so far). huge_pages: a
   // new block goes on transparent huge pages (see block_alloc.hpp), for tables read at random.
   // Otherwise every block after the first has its pages brought in at once: serials are
-  // pushed in order, so a table that filled a block will likely fill the next.
+  // pushed in order, so a table that filled a block will likely fill the next (at most one
+  // block is populated beyond what the table fills).
   void push(std::uint32_t i, const T& v, bool huge_pages = false) {
     std::size_t b = i >> serial_block_bits;
     if (b == blocks_.size()) {

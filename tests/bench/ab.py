@@ -14,6 +14,7 @@ waiting user ("bytes/waiting" in the old table, "B/wait mdl" in the new).
 """
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -23,15 +24,19 @@ def column(header, row, labels):
     """The value in `row` under the first of `labels` found in `header`. Numeric columns are
     right-aligned under right-aligned labels, so the value ends where its label ends."""
     for label in labels:
-        at = header.find(label)
-        if at < 0:
+        # The label alone, not inside a longer one ("ratio" in "ratio CPU").
+        m = re.search(r"(?<!\S)" + re.escape(label) + r"(?!\S)", header)
+        if not m:
             continue
-        end = at + len(label)
         pos = 0
         for token in row.split():
             pos = row.index(token, pos) + len(token)
-            if pos == end:
-                return float(token)
+            if pos == m.end():
+                try:
+                    return float(token)
+                except ValueError:
+                    sys.exit("ab.py: '%s' under '%s' is not a number:\n%s\n%s"
+                             % (token, label, header, row))
         return None
     return None
 

@@ -29,6 +29,18 @@ class ColumnByHeader(unittest.TestCase):
         self.assertEqual(ab.column(h, r, ["customers/s"]), 7929897.0)
         self.assertEqual(ab.column(h, r, ["B/wait mdl", "bytes/waiting"]), 23.2)
 
+    def test_a_label_inside_a_longer_one_is_not_it(self):
+        h = "workload     ratio CPU"
+        r = "flash_crowd       2.91"
+        self.assertIsNone(ab.column(h, r, ["ratio"]))
+        self.assertIsNone(ab.column(h, r, ["CP"]))
+
+    def test_a_dash_is_an_error_not_a_traceback(self):
+        h = "workload     ratio"
+        r = "plain_mm1        -"
+        with self.assertRaises(SystemExit):
+            ab.column(h, r, ["ratio"])
+
     def test_no_such_column(self):
         h = "workload                 customers  customers/s"
         r = "flash_crowd               10004340      7929897"
