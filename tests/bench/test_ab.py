@@ -10,24 +10,30 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ab  # noqa: E402
 
 
+# (header, row, customers/s, bytes per waiting user) of each layout the bench has had.
+LAYOUTS = {
+    "before the in-run baselines": (
+        "workload               customers    customers/s       events/s       wall_s    bytes/waiting    peak_wait",
+        "flash_crowd             10004340        5400000       10000000        1.852             25.6      9007474",
+        5400000.0, 25.6),
+    "in-run baselines, no user-CPU ratio": (
+        "workload                 customers  customers/s    baseline   baseline/s   ratio B/wait mdl B/wait RSS  peak wait   RSS MiB",
+        "flash_crowd               10004340      7929897  pbds_flash      2344211    3.35       23.2       23.5    9007474     202.1",
+        7929897.0, 23.2),
+    "with the user-CPU ratio": (
+        "workload                 customers  customers/s    baseline   baseline/s   ratio ratio CPU B/wait mdl B/wait RSS  peak wait   RSS MiB",
+        "flash_crowd               10004340      7929897  pbds_flash      2344211    3.35      2.91       23.2       23.5    9007474     202.1",
+        7929897.0, 23.2),
+}
+
+
 class ColumnByHeader(unittest.TestCase):
-    def test_before_the_in_run_baselines(self):
-        h = "workload               customers    customers/s       events/s       wall_s    bytes/waiting    peak_wait"
-        r = "flash_crowd             10004340        5400000       10000000        1.852             25.6      9007474"
-        self.assertEqual(ab.column(h, r, ["customers/s"]), 5400000.0)
-        self.assertEqual(ab.column(h, r, ["B/wait mdl", "bytes/waiting"]), 25.6)
-
-    def test_in_run_baselines_without_the_user_cpu_ratio(self):
-        h = "workload                 customers  customers/s    baseline   baseline/s   ratio B/wait mdl B/wait RSS  peak wait   RSS MiB"
-        r = "flash_crowd               10004340      7929897  pbds_flash      2344211    3.35       23.2       23.5    9007474     202.1"
-        self.assertEqual(ab.column(h, r, ["customers/s"]), 7929897.0)
-        self.assertEqual(ab.column(h, r, ["B/wait mdl", "bytes/waiting"]), 23.2)
-
-    def test_with_the_user_cpu_ratio(self):
-        h = "workload                 customers  customers/s    baseline   baseline/s   ratio ratio CPU B/wait mdl B/wait RSS  peak wait   RSS MiB"
-        r = "flash_crowd               10004340      7929897  pbds_flash      2344211    3.35      2.91       23.2       23.5    9007474     202.1"
-        self.assertEqual(ab.column(h, r, ["customers/s"]), 7929897.0)
-        self.assertEqual(ab.column(h, r, ["B/wait mdl", "bytes/waiting"]), 23.2)
+    def test_every_layout(self):
+        for name, (header, row, rate, bytes_per_user) in LAYOUTS.items():
+            with self.subTest(name):
+                self.assertEqual(ab.column(header, row, ["customers/s"]), rate)
+                self.assertEqual(ab.column(header, row, ["B/wait mdl", "bytes/waiting"]),
+                                 bytes_per_user)
 
     def test_a_label_inside_a_longer_one_is_not_it(self):
         h = "workload     ratio CPU"
