@@ -1,6 +1,7 @@
 #include "models/queues/queues.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace waitroom::models {
@@ -33,10 +34,17 @@ queues::queues(const scenario& s, users& u)
     lists_.emplace_back(&users_, static_cast<std::uint8_t>(l),
                         static_cast<std::uint32_t>(s.classes.size()) + 1);
   if (lottery_) {
-    sets_.resize(s.classes.size());
-    entry_sum_.assign(s.classes.size(), 0.0L);
-    by_age_.resize(s.classes.size());
-    if (by_wait_) waited_.resize(s.classes.size());
+    const std::size_t n = s.classes.size();
+    if (by_wait_) {
+      wait_sets_.resize(n);
+      entry_sum_.assign(n, 0.0L);
+      pending_mid_s_.assign(n, 0.0L);
+      pending_half_s_.assign(n, 0.0L);
+      waited_.resize(n);
+      slack_.resize(n);
+    } else {
+      sets_.resize(n);
+    }
     users_.attach(&set_pos_);
   }
 }
@@ -46,7 +54,13 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
   const std::uint32_t c = users_.cls(user);
   if (lottery_) {
     check_no_plan();
-    remove_from_set(c, set_pos_[user]);
+    if (by_wait_) {
+      entry_sum_[c] -= static_cast<long double>(users_.entry_ns(user)) * 1e-9L;
+      wait_sets_[c].erase(set_pos_[user]);
+      users_.set_list(user, users::no_list);
+    } else {
+      remove_from_set(c, set_pos_[user]);
+    }
     if (mirror_) mirror_->remove(c, users_.token_of(user), now_ns);
   } else {
     lists_[l].remove(user);
@@ -59,7 +73,6 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
 // Like SPOP: swap member i with the last one and drop it.
 void queues::remove_from_set(std::uint32_t c, std::uint32_t i) {
   auto& set = sets_[c];
-  if (by_wait_) entry_sum_[c] -= static_cast<long double>(users_.entry_ns(set[i])) * 1e-9L;
   users_.set_list(set[i], users::no_list);
   set[i] = set.back();
   set_pos_[set[i]] = i;
@@ -67,22 +80,13 @@ void queues::remove_from_set(std::uint32_t c, std::uint32_t i) {
 }
 
 std::uint32_t queues::draw(sim::rng& r, std::int64_t now_ns) {
-  if (!by_wait_) {
-    plan_draws(r, 1);
-    return take_planned(now_ns);
-  }
-  check_no_plan();
-  const std::uint32_t user = draw_by_wait(r, now_ns);
-  --sizes_[0];
-  --queued_;
-  if (mirror_) mirror_->drawn(users_.cls(user), users_.token_of(user), now_ns);
-  return user;
+  plan_draws(r, 1, now_ns);
+  return take_planned(now_ns);
 }
 
-std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n) {
+std::size_t queues::plan_draws(sim::rng& r, std::uint64_t n, std::int64_t now_ns) {
   check_no_plan();
-  if (by_wait_)
-    throw std::logic_error("plan_draws: a lottery weighted by wait draws one at a time");
+  if (by_wait_) return plan_by_wait(r, n, now_ns);
   const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
   const auto& w = selection_.class_weights;
   auto& sz = plan_sizes_;
@@ -112,11 +116,19 @@ std::uint32_t queues::take_planned(std::int64_t now_ns) {
   constexpr std::size_t ahead = 8;
   if (plan_next_ + ahead < plan_.size()) {
     const planned_draw& p = plan_[plan_next_ + ahead];
-    users_.prefetch(sets_[p.user_class][p.index]);
+    users_.prefetch(by_wait_ ? wait_sets_[p.user_class].user_at(p.index)
+                             : sets_[p.user_class][p.index]);
   }
   const planned_draw p = plan_[plan_next_++];
-  const std::uint32_t user = sets_[p.user_class][p.index];
-  remove_from_set(p.user_class, p.index);
+  std::uint32_t user = 0;
+  if (by_wait_) {  // already out of its set: its wait leaves its class's total now
+    user = wait_sets_[p.user_class].user_at(p.index);
+    entry_sum_[p.user_class] -= static_cast<long double>(users_.entry_ns(user)) * 1e-9L;
+    users_.set_list(user, users::no_list);
+  } else {
+    user = sets_[p.user_class][p.index];
+    remove_from_set(p.user_class, p.index);
+  }
   --sizes_[0];
   --queued_;
   if (mirror_) mirror_->drawn(users_.cls(user), users_.token_of(user), now_ns);
@@ -128,40 +140,105 @@ void queues::check_no_plan() const {
     throw std::logic_error("a lottery set changed while draws made ahead were pending");
 }
 
+std::size_t queues::plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_ns) {
+  const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
+  plan_.clear();
+  plan_next_ = 0;
+  for (std::size_t c = 0; c < wait_sets_.size(); ++c) {
+    pending_mid_s_[c] = pending_half_s_[c] = 0.0L;
+    if (wait_sets_[c].sparse())
+      wait_sets_[c].compact([&](std::uint32_t user, std::uint32_t slot) { set_pos_[user] = slot; },
+                            [&](std::uint32_t user) { return users_.entry_ns(user); });
+  }
+  while (plan_.size() < m && draw_by_wait(r, now_ns)) {
+  }
+  return plan_.size();
+}
+
 // With wait_scale_s = tau, a user who has waited a seconds weighs w_c (1 + a / tau): a class
 // weighs w_c (n + A / tau), A its users' total wait (from the sum of entry times), and
 // within it a user is drawn uniformly with probability n / (n + A / tau), else in proportion
 // to its wait (a uniform pick accepted with probability wait / longest wait).
-std::uint32_t queues::draw_by_wait(sim::rng& r, std::int64_t now) {
+//
+// With draws pending (made, not taken), A is known to within their bounds plus rounding
+// (slack_, seconds), so each comparison below is made with the midpoints and must clear the
+// most the slack could move it; one that does not ends the plan, and the draw is made again,
+// exactly, once the pending ones are taken. So the outcome is always the exact draw's.
+bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
   const auto& w = selection_.class_weights;
   const double tau = selection_.wait_scale_s;
   const long double now_s = static_cast<long double>(now) * 1e-9L;
-  auto& waited = waited_;
-  double total = 0;
+  const bool exact = plan_.empty();
+  // Far above the rounding of ~64 long double sums and the casts to double, far below any
+  // gap the draws' uniforms are likely to fall in.
+  constexpr double rel = 1e-12;
+  double total = 0, shift = 0;  // shift: the most the slack moves any class's weight sum
   for (std::size_t c = 0; c < w.size(); ++c) {
-    const auto n = static_cast<long double>(sets_[c].size());
-    waited[c] = std::max(0.0, static_cast<double>(n * now_s - entry_sum_[c]));
-    total += w[c] * (static_cast<double>(n) + waited[c] / tau);
+    const auto n = static_cast<long double>(wait_sets_[c].size());
+    const long double sum = entry_sum_[c] - pending_mid_s_[c];
+    waited_[c] = std::max(0.0, static_cast<double>(n * now_s - sum));
+    total += w[c] * (static_cast<double>(n) + waited_[c] / tau);
+    slack_[c] = exact ? 0.0
+                      : static_cast<double>(pending_half_s_[c]) +
+                            rel * static_cast<double>(std::fabs(sum) + n * now_s + 1);
+    shift += w[c] * slack_[c] / tau;
   }
-  const std::size_t c = choose_class(
-      r.uniform01() * total, w.size(),
-      [&](std::size_t k) {
-        return w[k] * (static_cast<double>(sets_[k].size()) + waited[k] / tau);
-      },
-      [&](std::size_t k) { return sets_[k].empty(); });
-  auto& set = sets_[c];
-  const auto n = static_cast<double>(set.size());
-  auto i = static_cast<std::uint32_t>(r.below(set.size()));
-  if (r.uniform01() * (n + waited[c] / tau) >= n) {
-    auto& oldest = by_age_[c];  // entry order; users gone since are dropped here
-    while (!users_.waiting(oldest.front())) oldest.pop_front();
-    const auto longest = static_cast<double>(now - users_.entry_ns(oldest.front()));
-    while (r.uniform01() * longest >= static_cast<double>(now - users_.entry_ns(set[i])))
-      i = static_cast<std::uint32_t>(r.below(set.size()));
+  const sim::rng before = r;
+  const auto weight = [&](std::size_t k) {
+    return w[k] * (static_cast<double>(wait_sets_[k].size()) + waited_[k] / tau);
+  };
+  const auto empty = [&](std::size_t k) { return wait_sets_[k].empty(); };
+  const double x = r.uniform01() * total;
+  const std::size_t c = choose_class(x, w.size(), weight, empty);
+  if (!exact) {
+    // x against the class's lower and upper bounds (the outer ends of the first and last
+    // non-empty classes are 0 and the total, which the slack cannot cross): each moves by
+    // at most `shift`, x by at most u * shift.
+    double below = 0;
+    bool first = true, last = true;
+    for (std::size_t k = 0; k < w.size(); ++k) {
+      if (empty(k)) continue;
+      if (k < c) {
+        below += weight(k);
+        first = false;
+      } else if (k > c) {
+        last = false;
+      }
+    }
+    const double margin = 2 * shift + rel * total;
+    if ((!first && x - below <= margin) || (!last && below + weight(c) - x <= margin)) {
+      r = before;
+      return false;
+    }
   }
-  const std::uint32_t user = set[i];
-  remove_from_set(static_cast<std::uint32_t>(c), i);
-  return user;
+  entry_order_set& set = wait_sets_[c];
+  const auto size = static_cast<double>(set.size());
+  std::uint32_t slot = set.select(r.below(set.size()));
+  const double y = r.uniform01() * (size + waited_[c] / tau);
+  if (!exact && std::fabs(y - size) <= slack_[c] / tau + rel * (size + waited_[c] / tau)) {
+    r = before;
+    return false;
+  }
+  if (y >= size) {
+    const auto longest = static_cast<double>(now - users_.entry_ns(set.user_at(set.oldest())));
+    for (;;) {
+      const double z = r.uniform01() * longest;
+      // The member's wait lies in [now - hi, now - lo]; read its entry only when z falls in
+      // between (its word spans an instant of the wait).
+      bool reject = z >= static_cast<double>(now - set.entry_lo(slot));
+      if (!reject && z >= static_cast<double>(now - set.entry_hi(slot)))
+        reject = z >= static_cast<double>(now - users_.entry_ns(set.user_at(slot)));
+      if (!reject) break;
+      slot = set.select(r.below(set.size()));
+    }
+  }
+  const std::int64_t lo = set.entry_lo(slot), hi = set.entry_hi(slot);
+  set.erase(slot);
+  pending_mid_s_[c] += (static_cast<long double>(lo) + static_cast<long double>(hi)) * 0.5e-9L;
+  pending_half_s_[c] += static_cast<long double>(hi - lo) * 0.5e-9L;
+  plan_.push_back({static_cast<std::uint32_t>(c), slot});
+  set.prefetch(slot);
+  return true;
 }
 
 void queues::move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns) {
@@ -194,7 +271,8 @@ std::vector<double> queues::expected_ranks(const std::vector<double>& w) const {
   for (std::size_t c = 0; c < w.size(); ++c) {
     double rank = 0;
     for (std::size_t o = 0; o < w.size(); ++o) {
-      const double others = static_cast<double>(sets_[o].size()) - (o == c ? 1.0 : 0.0);
+      const double others =
+          static_cast<double>(set_size(static_cast<std::uint32_t>(o))) - (o == c ? 1.0 : 0.0);
       if (others > 0) rank += others * w[o] / (w[o] + w[c]);
     }
     out.push_back(rank);
@@ -205,7 +283,7 @@ std::vector<double> queues::expected_ranks(const std::vector<double>& w) const {
 std::size_t queues::memory_bytes() const {
   std::size_t b = set_pos_.memory_bytes();
   for (const auto& set : sets_) b += set.capacity() * sizeof(std::uint32_t);
-  for (const auto& q : by_age_) b += q.size() * sizeof(std::uint32_t);
+  for (const auto& set : wait_sets_) b += set.memory_bytes();
   for (const auto& l : lists_) b += l.memory_bytes();
   return b;
 }

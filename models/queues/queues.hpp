@@ -5,9 +5,9 @@
 // class, and every change is reported to an optional mirror (a live Redis): the seam for a second
 // store. In memory the mirror is a null pointer and each operation is inline, with no virtual call.
 #include <cstdint>
-#include <deque>
 #include <vector>
 
+#include "models/queues/entry_order_set.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/split_list.hpp"
 #include "models/scenario/scenario.hpp"
@@ -30,7 +30,9 @@ class queues {
   std::uint32_t list_count() const { return static_cast<std::uint32_t>(sizes_.size()); }
   // The first user of a non-empty list (sorted sets only).
   std::uint32_t head(std::uint32_t list) const { return lists_[list].head_user(); }
-  std::size_t set_size(std::uint32_t user_class) const { return sets_[user_class].size(); }
+  std::size_t set_size(std::uint32_t user_class) const {
+    return by_wait_ ? wait_sets_[user_class].size() : sets_[user_class].size();
+  }
   // A lottery with these class weights: per class, the expected number of users now waiting
   // who will be drawn before one of its users, sum over the others of w_j / (w_i + w_j)
   // (sequential weighted draws; later arrivals not counted).
@@ -41,14 +43,15 @@ class queues {
              std::int64_t now_ns) {
     if (lottery_) {
       check_no_plan();
-      auto& set = sets_[user_class];
-      set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
-      set.push_back(user);
-      users_.set_list(user, 0);  // waiting (in a set, not in list 0's sorted set)
       if (by_wait_) {
+        set_pos_.push(user, wait_sets_[user_class].push(user, now_ns));
         entry_sum_[user_class] += static_cast<long double>(now_ns) * 1e-9L;
-        by_age_[user_class].push_back(user);
+      } else {
+        auto& set = sets_[user_class];
+        set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
+        set.push_back(user);
       }
+      users_.set_list(user, 0);  // waiting (in a set, not in list 0's sorted set)
       if (mirror_) mirror_->enter(user_class, users_.token_of(user), 0.0, now_ns);
     } else {
       const double score = users_.score_of(user);
@@ -80,15 +83,18 @@ class queues {
   // A lottery's release of one user: a class drawn with probability weight x size (x its
   // users' waits with wait_scale_s), then a member. Returns the user, gone from its set.
   std::uint32_t draw(sim::rng& r, std::int64_t now_ns);
-  // The same draws, made up to max_planned ahead (not weighted by wait): a draw's class and
-  // index depend only on the sets' sizes and the generator, so they can be drawn before the
-  // removals while the members' memory (random among millions: a cache miss each) is
-  // fetched. plan_draws(r, n) draws min(n, max_planned, total()) and returns how many; each
-  // take_planned() then removes the next, exactly as draw() would have. Nothing may enter
-  // or leave a set otherwise while a plan is pending; take_planned() needs a pending draw, and
-  // a lottery weighted by wait has no plans (each checked: std::logic_error).
+  // The same draws, made up to max_planned ahead while the members' memory (random among
+  // millions: a cache miss each) is fetched. Unweighted by wait, a draw's class and index
+  // depend only on the sets' sizes and the generator. Weighted by wait they depend on the
+  // waits the draws before removed, known only once those members are read: a draw is made
+  // from bounds on them (entry_order_set) when the bounds cannot change its outcome, and the
+  // plan ends before the first draw they could change. plan_draws(r, n, now) draws up to
+  // min(n, max_planned, total()) and returns how many (at least one when anyone waits); each
+  // take_planned() then removes the next, exactly as draw() would have. Nothing may enter or
+  // leave a set otherwise while a plan is pending, and take_planned() needs a pending draw
+  // (both checked: std::logic_error).
   static constexpr std::size_t max_planned = 64;
-  std::size_t plan_draws(sim::rng& r, std::uint64_t n);
+  std::size_t plan_draws(sim::rng& r, std::uint64_t n, std::int64_t now_ns);
   std::uint32_t take_planned(std::int64_t now_ns);
   bool by_wait() const { return by_wait_; }
 
@@ -108,13 +114,17 @@ class queues {
     for (const auto& l : lists_) l.for_each(f);
     for (const auto& set : sets_)
       for (std::uint32_t user : set) f(user);
+    for (const auto& set : wait_sets_) set.for_each(f);
   }
 
   std::size_t memory_bytes() const;
 
  private:
   void remove_from_set(std::uint32_t user_class, std::uint32_t index);
-  std::uint32_t draw_by_wait(sim::rng& r, std::int64_t now_ns);
+  std::size_t plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_ns);
+  // One draw weighted by wait, its member erased from its set; false (and nothing drawn or
+  // erased, r untouched) when the pending draws' bounds could change its outcome.
+  bool draw_by_wait(sim::rng& r, std::int64_t now_ns);
 
   users& users_;
   const selection_spec& selection_;
@@ -124,16 +134,19 @@ class queues {
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
 
-  // Lottery: one unordered set per class and each user's index in it. Weighted by wait, a
-  // class's total wait comes from the sum of its entry times, and an entry-order deque
-  // (pruned lazily) gives its oldest member for the rejection step.
+  // Lottery: one unordered set per class and each user's index in it. Weighted by wait, one
+  // entry-order set per class instead (each user's slot in it), and a class's total wait
+  // from the sum of its entry times; the draws made ahead but not yet taken have left their
+  // sets, but their entry times are only bounded: per class, the sum of their bounds'
+  // midpoints and of their half-widths (seconds).
   bool lottery_;
   bool by_wait_;
   std::vector<std::vector<std::uint32_t>> sets_;
+  std::vector<entry_order_set> wait_sets_;
   sim::serial_table<std::uint32_t> set_pos_;
   std::vector<long double> entry_sum_;
-  std::vector<std::deque<std::uint32_t>> by_age_;
-  std::vector<double> waited_;  // per class, scratch of draw_by_wait (no allocation per draw)
+  std::vector<long double> pending_mid_s_, pending_half_s_;
+  std::vector<double> waited_, slack_;  // per class, scratch of draw_by_wait
   struct planned_draw {
     std::uint32_t user_class;
     std::uint32_t index;

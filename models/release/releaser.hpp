@@ -1,11 +1,10 @@
 #pragma once
 // The release itself: takes up to n users out of the waiting lists by the scenario's
 // selection policy and hands each to the caller, which records it and sends it on. A lottery
-// draws users (a few dozen drawn ahead, see queues::plan_draws; weighted by wait, one at a
-// time); one list, or a policy that releases in list order (strict),
-// pops in bulk; any other policy picks a list for each released unit. It owns the
-// selection's state (list_selector), its random stream, and the units lost to an empty
-// list's share. A template over the caller's callback: no virtual call, no std::function.
+// draws users (a few dozen drawn ahead, see queues::plan_draws); one list, or a policy that
+// releases in list order (strict), pops in bulk; any other policy picks a list for each released
+// unit. It owns the selection's state (list_selector), its random stream, and the units lost to an
+// empty list's share. A template over the caller's callback: no virtual call, no std::function.
 #include <cstdint>
 #include <vector>
 
@@ -81,14 +80,10 @@ std::uint64_t releaser::release(std::uint64_t n, std::int64_t now, F&& leave) {
 template <class F>
 std::uint64_t releaser::release_lottery(std::uint64_t n, std::int64_t now, F& leave) {
   std::uint64_t done = 0;
-  if (queues_.by_wait()) {
-    for (; done < n && queues_.total() > 0; ++done) leave(queues_.draw(rng_, now), 0u);
-    return done;
-  }
   // Draws made a few dozen ahead (their members' memory fetched meanwhile); leave() must
   // not enter or remove anyone, which queues checks.
   while (done < n && queues_.total() > 0) {
-    const std::size_t m = queues_.plan_draws(rng_, n - done);
+    const std::size_t m = queues_.plan_draws(rng_, n - done, now);
     for (std::size_t k = 0; k < m; ++k) leave(queues_.take_planned(now), 0u);
     done += m;
   }

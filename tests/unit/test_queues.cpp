@@ -398,7 +398,7 @@ TEST(Queues, LotteryDrawsMadeAheadAreTheDrawsOfOneAtATime) {
       sim::rng ref = r;
       std::vector<std::uint32_t> got;
       for (std::uint64_t left = 250; left > 0;) {  // 250 of 300, in plans of `plan`
-        const std::size_t k = q.plan_draws(r, std::min(plan, left));
+        const std::size_t k = q.plan_draws(r, std::min(plan, left), 0);
         ASSERT_EQ(k, std::min({plan, std::uint64_t{queues::max_planned}, left}));
         for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
         left -= k;
@@ -406,7 +406,7 @@ TEST(Queues, LotteryDrawsMadeAheadAreTheDrawsOfOneAtATime) {
       EXPECT_EQ(q.total(), 50u);
       EXPECT_EQ(q.size(0), 50u);
       // Asked for more than are waiting: a plan holds the 50 left, then nothing.
-      for (std::size_t k; (k = q.plan_draws(r, 1000)) > 0;) {
+      for (std::size_t k; (k = q.plan_draws(r, 1000, 0)) > 0;) {
         ASSERT_LE(k, queues::max_planned);
         for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(500 * s_ns));
       }
@@ -458,12 +458,12 @@ TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
   queues q(s, u);
   const std::vector<std::uint32_t> in = enter_n(s, u, q, 10, 1);
   sim::rng r(7);
-  ASSERT_EQ(q.plan_draws(r, 5), 5u);
+  ASSERT_EQ(q.plan_draws(r, 5, 0), 5u);
   const std::uint32_t first = q.take_planned(20 * s_ns);
   EXPECT_THROW(enter(s, u, q, 21 * s_ns, 0), std::logic_error);
   const std::uint32_t other = in[0] == first ? in[1] : in[0];
   EXPECT_THROW(q.remove(other, 21 * s_ns), std::logic_error);
-  EXPECT_THROW(q.plan_draws(r, 1), std::logic_error);
+  EXPECT_THROW(q.plan_draws(r, 1, 0), std::logic_error);
   for (int j = 0; j < 4; ++j) q.take_planned(22 * s_ns);
   EXPECT_THROW(q.take_planned(22 * s_ns), std::logic_error);  // none left
   EXPECT_EQ(q.total(), 5u);
@@ -477,7 +477,7 @@ TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
 
 TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
   // Weighted by wait, the oldest waiting user bounds the rejection step; one who gave up
-  // must be passed over (its entry is dropped lazily), and a lone member is drawn surely.
+  // must be passed over, and a lone member is drawn surely.
   const auto s = scenario_from(lottery(R"(, "wait_scale_s": 1)"));
   // Several generators: with a 10 s wait and wait_scale_s 1 the rejection step is taken
   // 10 times in 11, so some of these take it and some do not; all must draw the same user.
@@ -488,11 +488,93 @@ TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
     const auto stays = enter(s, u, q, 10 * s_ns, 1);
     q.remove(gone, 11 * s_ns);
     sim::rng r(seed);
-    EXPECT_THROW(q.plan_draws(r, 1), std::logic_error);  // weighted by wait: one at a time
     EXPECT_EQ(q.draw(r, 20 * s_ns), stays);
     EXPECT_EQ(q.total(), 0u);
     EXPECT_EQ(q.set_size(1), 0u);
   }
+}
+
+TEST(Queues, LotteryByWaitDrawsMadeAheadAreTheDrawsOfOneAtATime) {
+  // Weighted by wait, a draw made ahead uses bounds on the waits pending draws remove and
+  // must come out as the exact draw would. Reference: the draw written out (class by weight x
+  // (n + total wait / tau), member below(n) in entry order, taken by wait with probability
+  // (total wait / tau) / (n + total wait / tau), a candidate accepted with probability wait /
+  // longest wait), the entry times summed in the same order. Entries a millisecond apart (64
+  // to a word: bounds tight, plans run long) and a second apart (bounds wider than tau: plans
+  // end early and the draw is made again, exactly).
+  const auto s = scenario_from(lottery(R"(, "wait_scale_s": 2)"));
+  const double tau = 2;
+  const std::vector<double> weights{5, 1};
+  for (const std::int64_t gap_ns : {std::int64_t{1'000'000}, std::int64_t{s_ns}})
+    for (const std::uint64_t plan : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}}) {
+      users u(s.policy, 2, 131, 132);
+      queues q(s, u);
+      struct member {
+        std::uint32_t user;
+        std::int64_t entry;
+      };
+      std::vector<std::vector<member>> model(2);
+      std::vector<long double> sum(2, 0.0L);
+      for (std::int64_t i = 0; i < 1000; ++i) {
+        const std::uint32_t c = i % 5 == 0 ? 0 : 1;
+        const std::int64_t now = i * gap_ns;
+        model[c].push_back({enter(s, u, q, now, c), now});
+        sum[c] += static_cast<long double>(now) * 1e-9L;
+      }
+      const std::int64_t now = 1000 * gap_ns + 10 * s_ns;
+      sim::rng r(77);
+      sim::rng ref = r;
+      std::vector<std::uint32_t> got;
+      std::size_t longest_plan = 0, short_plans = 0;
+      while (q.total() > 0) {
+        const std::size_t k = q.plan_draws(r, plan, now);
+        ASSERT_GE(k, 1u);
+        longest_plan = std::max(longest_plan, k);
+        short_plans += k < std::min<std::uint64_t>(plan, q.total());
+        for (std::size_t j = 0; j < k; ++j) got.push_back(q.take_planned(now));
+      }
+      std::vector<std::uint32_t> expected;
+      const long double now_s = static_cast<long double>(now) * 1e-9L;
+      while (!model[0].empty() || !model[1].empty()) {
+        std::vector<double> waited(2);
+        double total = 0;
+        for (std::size_t c = 0; c < 2; ++c) {
+          const auto n = static_cast<long double>(model[c].size());
+          waited[c] = std::max(0.0, static_cast<double>(n * now_s - sum[c]));
+          total += weights[c] * (static_cast<double>(n) + waited[c] / tau);
+        }
+        double x = ref.uniform01() * total;
+        std::size_t c = 0, last = 0;
+        for (; c < 2; ++c) {
+          if (model[c].empty()) continue;
+          last = c;
+          const double wc = weights[c] * (static_cast<double>(model[c].size()) + waited[c] / tau);
+          if (x < wc) break;
+          x -= wc;
+        }
+        if (c == 2) c = last;
+        auto& set = model[c];
+        const auto n = static_cast<double>(set.size());
+        auto i = static_cast<std::size_t>(ref.below(set.size()));
+        if (ref.uniform01() * (n + waited[c] / tau) >= n) {
+          const auto longest = static_cast<double>(now - set.front().entry);
+          while (ref.uniform01() * longest >= static_cast<double>(now - set[i].entry))
+            i = static_cast<std::size_t>(ref.below(set.size()));
+        }
+        expected.push_back(set[i].user);
+        sum[c] -= static_cast<long double>(set[i].entry) * 1e-9L;
+        set.erase(set.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      EXPECT_EQ(got, expected) << "plan " << plan << ", gap " << gap_ns;
+      EXPECT_EQ(r, ref) << "the generator is where one-at-a-time draws leave it";
+      for (std::uint32_t user : got) EXPECT_FALSE(u.waiting(user));
+      if (plan == 64 && gap_ns < s_ns) {
+        EXPECT_EQ(longest_plan, 64u);
+      }
+      if (plan > 1 && gap_ns == s_ns) {
+        EXPECT_GT(short_plans, 0u) << "bounds wider than tau must end some plans early";
+      }
+    }
 }
 
 TEST(Queues, ALotteryWithCreditsIsRefusedAtLoad) {

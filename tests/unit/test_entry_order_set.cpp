@@ -1,0 +1,127 @@
+// A lottery class's members in entry order (entry_order_set): the k-th member, the bounds on
+// a slot's entry time, the oldest member and compaction must agree with a plain vector of the
+// members, through several levels of counts (over 16^3 words) and removals in random order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "models/queues/entry_order_set.hpp"
+#include "sim/random.hpp"
+
+namespace {
+
+using waitroom::models::entry_order_set;
+
+struct member {
+  std::uint32_t user;
+  std::int64_t entry_ns;
+};
+
+// Every check the set must pass against `ref` (its members in entry order); pos[user] is the
+// user's slot. A sample of ranks when there are many.
+void expect_same(const entry_order_set& set, const std::vector<member>& ref,
+                 const std::vector<std::uint32_t>& pos, waitroom::sim::rng& r) {
+  ASSERT_EQ(set.size(), ref.size());
+  const std::size_t probes = std::min<std::size_t>(ref.size(), 2000);
+  for (std::size_t p = 0; p < probes; ++p) {
+    const std::size_t k = ref.size() <= 2000 ? p : static_cast<std::size_t>(r.below(ref.size()));
+    const std::uint32_t slot = set.select(k);
+    ASSERT_EQ(set.user_at(slot), ref[k].user) << "rank " << k;
+    ASSERT_EQ(slot, pos[ref[k].user]);
+    ASSERT_LE(set.entry_lo(slot), ref[k].entry_ns);
+    ASSERT_GE(set.entry_hi(slot), ref[k].entry_ns);
+  }
+  std::vector<std::uint32_t> seen;
+  set.for_each([&](std::uint32_t user) { seen.push_back(user); });
+  ASSERT_EQ(seen.size(), ref.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(seen[i], ref[i].user);
+}
+
+TEST(EntryOrderSet, SelectBoundsOldestAndCompactionAgreeWithAPlainVector) {
+  entry_order_set set;
+  waitroom::sim::rng r(2026);
+  std::vector<member> ref;
+  std::vector<std::uint32_t> pos;
+  std::uint32_t next_user = 0;
+  std::int64_t now = 0;
+  const auto push = [&](std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      now += static_cast<std::int64_t>(r.below(3)) * 1000;  // ties now and then
+      const std::uint32_t user = next_user++;
+      pos.push_back(set.push(user, now));
+      ref.push_back({user, now});
+    }
+  };
+  const auto erase_some = [&](std::size_t n) {  // n members at random, in random order
+    std::vector<char> gone(ref.size(), 0);
+    for (std::size_t i = 0; i < n && i < ref.size(); ++i) {
+      std::size_t k = 0;
+      do k = static_cast<std::size_t>(r.below(ref.size()));
+      while (gone[k]);
+      set.erase(pos[ref[k].user]);
+      gone[k] = 1;
+    }
+    std::size_t to = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k)
+      if (!gone[k]) ref[to++] = ref[k];
+    ref.resize(to);
+  };
+  const auto oldest_ok = [&] {
+    if (ref.empty()) return;
+    auto& s = set;
+    EXPECT_EQ(s.user_at(s.oldest()), ref.front().user);
+  };
+
+  push(300'000);  // 4,688 words: three levels of counts above the words
+  expect_same(set, ref, pos, r);
+  oldest_ok();
+  erase_some(150'000);
+  expect_same(set, ref, pos, r);
+  oldest_ok();
+  EXPECT_FALSE(set.sparse());
+  erase_some(80'000);  // 70,000 of 300,000 slots hold a member
+  EXPECT_TRUE(set.sparse());
+  std::size_t moved = 0;
+  set.compact(
+      [&](std::uint32_t user, std::uint32_t slot) {
+        pos[user] = slot;
+        ++moved;
+      },
+      [&](std::uint32_t user) {
+        const auto it =
+            std::find_if(ref.begin(), ref.end(), [&](const member& m) { return m.user == user; });
+        return it->entry_ns;
+      });
+  EXPECT_EQ(moved, ref.size());
+  EXPECT_FALSE(set.sparse());
+  for (std::size_t k = 0; k < ref.size(); ++k) ASSERT_EQ(pos[ref[k].user], k);
+  expect_same(set, ref, pos, r);
+  oldest_ok();
+  push(50'000);  // after compaction, into the open word and new ones
+  erase_some(1'000);
+  expect_same(set, ref, pos, r);
+  oldest_ok();
+  erase_some(ref.size() - 1);
+  expect_same(set, ref, pos, r);
+  oldest_ok();
+  erase_some(1);
+  EXPECT_TRUE(set.empty());
+  set.compact([&](std::uint32_t, std::uint32_t) { ADD_FAILURE() << "nobody to move"; },
+              [&](std::uint32_t) { return std::int64_t{0}; });
+  push(100);
+  expect_same(set, ref, pos, r);
+  EXPECT_GT(set.memory_bytes(), 0u);
+}
+
+TEST(EntryOrderSet, AMemberEnteringBeforeTheLastIsAnError) {
+  entry_order_set set;
+  set.push(1, 5000);
+  set.push(2, 5000);
+  EXPECT_THROW(set.push(3, 4999), std::logic_error);
+  EXPECT_EQ(set.size(), 2u);
+}
+
+}  // namespace
