@@ -1,14 +1,14 @@
 #pragma once
 // One lottery class's waiting users in entry order, for draws weighted by wait. Members stay
-// in their slots (a removal clears a bit), so a slot's entry time is bounded by those of the
-// first slots of its 64-slot word and the next: with a wait spanning seconds and a word a
-// fraction of a millisecond, the bounds settle almost every accept-or-reject test and class
+// in their slots (a removal clears a bit), so the entry times of a group of 1,024 slots lie
+// between those of its first slot and of the next group's: with a wait spanning seconds and
+// a group a few milliseconds, the bounds settle almost every accept-or-reject test and class
 // weight without reading the member (a cache miss among millions). The k-th member is found
-// through a byte per word counting its members, then counts per 16 words, per 16 of those,
-// and so on: a descent reads a cache line or two per level, where a Fenwick tree's reads
-// scatter. A word's bits and first entry time share a cache line. Slots of removed members
-// are reclaimed once they are most of the slots. The slots are read at random, so they sit on
-// huge pages where the system allows (sim/block_alloc.hpp).
+// through counts per group, per 16 groups, per 256 and so on, then a byte per 64-slot word
+// counting its members, then the word's bits: all but the bits are a few hundred KiB at 10M
+// members and stay in cache, so a draw's steps before the member's slot wait on no miss.
+// Slots of removed members are reclaimed once they are most of the slots. The slots are read
+// at random, so they sit on huge pages where the system allows (sim/block_alloc.hpp).
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -28,14 +28,15 @@ class entry_order_set {
     const auto slot = static_cast<std::uint32_t>(size_);
     const std::size_t word = slot >> word_shift;
     if ((slot & word_mask) == 0) {
-      words_.push_back({0, entry_ns});
+      if ((word & fan_mask) == 0) group_first_ns_.push_back(entry_ns);
+      bits_.push_back(0);
       word_count_.push_back(0);
       if ((slot & block_mask) == 0 && slot >> block_shift == blocks_.size())
         blocks_.push_back(sim::allocate_block<std::uint32_t>(block_size, sim::block_pages::huge));
     }
     at(slot) = user;
     ++size_;
-    words_.back().bits |= std::uint64_t{1} << (slot & word_mask);
+    bits_.back() |= std::uint64_t{1} << (slot & word_mask);
     ++word_count_.back();
     last_entry_ns_ = entry_ns;
     ++live_;
@@ -59,39 +60,73 @@ class entry_order_set {
 
   // The slot of the k-th member in entry order (k < size()).
   std::uint32_t select(std::uint64_t k) const {
+    const std::size_t group = select_group(k);
+    const std::uint32_t word = select_word(group, k);
+    return slot_in_word(word, k);
+  }
+
+  // A draw made in steps, so that the steps before the member's slot read only cache-resident
+  // counts: the group of 16 words holding the k-th member (k becomes its rank in the group),
+  // then the word (k becomes its rank in the word), then take(word) counts it gone, and
+  // clear(word, k) clears its bit and gives its slot. Members taken but not yet cleared are
+  // counted gone (size(), and the ranks of later draws) but still hold their bits, so clears
+  // must come in the order of the takes; slot_in_word, oldest_word's first slot, erase,
+  // for_each and compact need none pending.
+  std::size_t select_group(std::uint64_t& k) const {
     std::size_t i = 0;
     for (const std::uint32_t* c = counts_.back().data(); k >= c[i]; ++i) k -= c[i];
     for (std::size_t l = counts_.size() - 1; l-- > 0;) {
       const std::uint32_t* c = counts_[l].data();
       for (i *= fan; k >= c[i]; ++i) k -= c[i];
     }
+    return i;
+  }
+  std::uint32_t select_word(std::size_t group, std::uint64_t& k) const {
     const std::uint8_t* c = word_count_.data();
-    for (i *= fan; k >= c[i]; ++i) k -= c[i];
-    return static_cast<std::uint32_t>(i * word_bits + select_in_word(words_[i].bits, k));
+    std::size_t i = group * fan;
+    for (; k >= c[i]; ++i) k -= c[i];
+    return static_cast<std::uint32_t>(i);
   }
-
-  // A slot's entry time lies in [lo, hi].
-  std::int64_t entry_lo(std::uint32_t slot) const { return words_[slot >> word_shift].first_ns; }
-  std::int64_t entry_hi(std::uint32_t slot) const {
-    const std::size_t next = (slot >> word_shift) + 1;
-    return next < words_.size() ? words_[next].first_ns : last_entry_ns_;
+  std::uint32_t slot_in_word(std::uint32_t word, std::uint64_t k) const {
+    return static_cast<std::uint32_t>(word * word_bits + select_in_word(bits_[word], k));
   }
-
-  void erase(std::uint32_t slot) {
-    const std::size_t word = slot >> word_shift;
-    words_[word].bits &= ~(std::uint64_t{1} << (slot & word_mask));
+  void take(std::uint32_t word) {
     --word_count_[word];
     --live_;
     for (std::size_t l = 0; l < counts_.size(); ++l) --counts_[l][word >> (fan_shift * (l + 1))];
   }
-
-  // The oldest member's slot (the set must not be empty).
-  std::uint32_t oldest() {
-    while (words_[oldest_word_].bits == 0) ++oldest_word_;
-    return static_cast<std::uint32_t>(
-        oldest_word_ * word_bits +
-        static_cast<std::size_t>(std::countr_zero(words_[oldest_word_].bits)));
+  std::uint32_t clear(std::uint32_t word, std::uint64_t k) {
+    const std::uint32_t slot = slot_in_word(word, k);
+    bits_[word] &= ~(std::uint64_t{1} << (slot & word_mask));
+    return slot;
   }
+  void prefetch_word(std::uint32_t word) const { __builtin_prefetch(&bits_[word]); }
+
+  // The entry times of a group's members lie in [lo, hi]: the entry times of the first slots
+  // of the group and of the next (a few KiB per million members: they stay in cache).
+  std::int64_t group_lo(std::size_t group) const { return group_first_ns_[group]; }
+  std::int64_t group_hi(std::size_t group) const {
+    return group + 1 < group_first_ns_.size() ? group_first_ns_[group + 1] : last_entry_ns_;
+  }
+  std::int64_t entry_lo(std::uint32_t slot) const { return group_lo(slot >> group_shift); }
+  std::int64_t entry_hi(std::uint32_t slot) const { return group_hi(slot >> group_shift); }
+
+  void erase(std::uint32_t slot) {
+    take(slot >> word_shift);
+    bits_[slot >> word_shift] &= ~(std::uint64_t{1} << (slot & word_mask));
+  }
+
+  // The first word holding a member (counting taken ones gone; the set must not be empty),
+  // and a word's first member's slot (none of its members taken and not cleared).
+  std::uint32_t oldest_word() {
+    while (word_count_[oldest_word_] == 0) ++oldest_word_;
+    return static_cast<std::uint32_t>(oldest_word_);
+  }
+  std::uint32_t first_in_word(std::uint32_t word) const {
+    return static_cast<std::uint32_t>(word * word_bits +
+                                      static_cast<std::size_t>(std::countr_zero(bits_[word])));
+  }
+  std::uint32_t oldest() { return first_in_word(oldest_word()); }
 
   // True when removed members' slots are over three in four (and worth reclaiming): a draining
   // set is compacted a few times, each moving a quarter of the members it had before.
@@ -109,12 +144,13 @@ class entry_order_set {
     });
     size_ = to;
     const std::size_t words = (size_ + word_mask) / word_bits;
-    words_.resize(words);
+    bits_.assign(words, ~std::uint64_t{0});
     word_count_.assign(words, static_cast<std::uint8_t>(word_bits));
-    for (std::size_t w = 0; w < words; ++w)
-      words_[w] = {~std::uint64_t{0}, entry_ns(user_at(static_cast<std::uint32_t>(w * word_bits)))};
+    group_first_ns_.resize((words + fan_mask) / fan);
+    for (std::size_t g = 0; g < group_first_ns_.size(); ++g)
+      group_first_ns_[g] = entry_ns(user_at(static_cast<std::uint32_t>(g * fan * word_bits)));
     if ((size_ & word_mask) != 0) {
-      words_.back().bits = (std::uint64_t{1} << (size_ & word_mask)) - 1;
+      bits_.back() = (std::uint64_t{1} << (size_ & word_mask)) - 1;
       word_count_.back() = static_cast<std::uint8_t>(size_ & word_mask);
     }
     counts_.assign(1, std::vector<std::uint32_t>((words + fan_mask) / fan + (words == 0), 0));
@@ -131,7 +167,8 @@ class entry_order_set {
 
   std::size_t memory_bytes() const {
     std::size_t b = blocks_.size() * block_size * sizeof(std::uint32_t) +
-                    words_.capacity() * sizeof(word_info) + word_count_.capacity();
+                    bits_.capacity() * sizeof(std::uint64_t) + word_count_.capacity() +
+                    group_first_ns_.capacity() * sizeof(std::int64_t);
     for (const auto& c : counts_) b += c.capacity() * sizeof(std::uint32_t);
     return b;
   }
@@ -146,16 +183,12 @@ class entry_order_set {
   static constexpr unsigned word_shift = 6;
   static constexpr std::size_t word_bits = std::size_t{1} << word_shift;
   static constexpr std::size_t word_mask = word_bits - 1;
-
-  struct word_info {
-    std::uint64_t bits;     // which of its slots still hold a member
-    std::int64_t first_ns;  // the entry time of its first slot
-  };
+  static constexpr unsigned group_shift = word_shift + fan_shift;  // slots per group: 1,024
 
   template <class F>
   void for_each_slot(F&& f) const {
-    for (std::size_t w = 0; w < words_.size(); ++w)
-      for (std::uint64_t b = words_[w].bits; b != 0; b &= b - 1)
+    for (std::size_t w = 0; w < bits_.size(); ++w)
+      for (std::uint64_t b = bits_[w]; b != 0; b &= b - 1)
         f(static_cast<std::uint32_t>(w * word_bits +
                                      static_cast<std::size_t>(std::countr_zero(b))));
   }
@@ -185,11 +218,12 @@ class entry_order_set {
   std::uint32_t& at(std::uint32_t slot) { return blocks_[slot >> block_shift][slot & block_mask]; }
 
   std::vector<std::unique_ptr<std::uint32_t[], sim::free_deleter>> blocks_;  // slot -> user
-  std::size_t size_ = 0;  // slots used (members and emptied ones)
-  std::vector<word_info> words_;
-  std::vector<std::uint8_t> word_count_;  // per word: its members
-  // counts_[l][i]: members in words [i 16^(l+1), (i + 1) 16^(l+1)); the top level has at
-  // most 16 counts.
+  std::size_t size_ = 0;                      // slots used (members and emptied ones)
+  std::vector<std::uint64_t> bits_;           // per word: which of its slots hold a member
+  std::vector<std::uint8_t> word_count_;      // per word: its members
+  std::vector<std::int64_t> group_first_ns_;  // per 16 words: the entry time of the first slot
+  // counts_[l][i]: members in words [i 16^(l+1), (i + 1) 16^(l+1)) (level 0: per group);
+  // the top level has at most 16 counts.
   std::vector<std::vector<std::uint32_t>> counts_{std::vector<std::uint32_t>{0}};
   std::uint64_t live_ = 0;
   std::size_t oldest_word_ = 0;

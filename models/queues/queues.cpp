@@ -41,6 +41,7 @@ queues::queues(const scenario& s, users& u)
       pending_mid_s_.assign(n, 0.0L);
       pending_half_s_.assign(n, 0.0L);
       waited_.resize(n);
+      weight_.resize(n);
       slack_.resize(n);
     } else {
       sets_.resize(n);
@@ -152,6 +153,7 @@ std::size_t queues::plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_
   }
   while (plan_.size() < m && draw_by_wait(r, now_ns)) {
   }
+  clear_taken(uncleared_count_);
   return plan_.size();
 }
 
@@ -177,16 +179,15 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
     const auto n = static_cast<long double>(wait_sets_[c].size());
     const long double sum = entry_sum_[c] - pending_mid_s_[c];
     waited_[c] = std::max(0.0, static_cast<double>(n * now_s - sum));
-    total += w[c] * (static_cast<double>(n) + waited_[c] / tau);
+    weight_[c] = w[c] * (static_cast<double>(n) + waited_[c] / tau);
+    total += weight_[c];
     slack_[c] = exact ? 0.0
                       : static_cast<double>(pending_half_s_[c]) +
                             rel * static_cast<double>(std::fabs(sum) + n * now_s + 1);
     shift += w[c] * slack_[c] / tau;
   }
   const sim::rng before = r;
-  const auto weight = [&](std::size_t k) {
-    return w[k] * (static_cast<double>(wait_sets_[k].size()) + waited_[k] / tau);
-  };
+  const auto weight = [&](std::size_t k) { return weight_[k]; };
   const auto empty = [&](std::size_t k) { return wait_sets_[k].empty(); };
   const double x = r.uniform01() * total;
   const std::size_t c = choose_class(x, w.size(), weight, empty);
@@ -213,32 +214,65 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
   }
   entry_order_set& set = wait_sets_[c];
   const auto size = static_cast<double>(set.size());
-  std::uint32_t slot = set.select(r.below(set.size()));
+  std::uint64_t k = r.below(set.size());
+  std::size_t group = set.select_group(k);
   const double y = r.uniform01() * (size + waited_[c] / tau);
   if (!exact && std::fabs(y - size) <= slack_[c] / tau + rel * (size + waited_[c] / tau)) {
     r = before;
     return false;
   }
   if (y >= size) {
-    const auto longest = static_cast<double>(now - users_.entry_ns(set.user_at(set.oldest())));
+    const std::uint32_t oldest = set.oldest_word();
+    for (std::size_t i = 0; i < uncleared_count_; ++i) {
+      const uncleared& u = uncleared_[(uncleared_head_ + i) % uncleared_.size()];
+      if (u.word == oldest && u.user_class == c) {
+        clear_taken(uncleared_count_);  // its first member may be taken
+        break;
+      }
+    }
+    const auto longest =
+        static_cast<double>(now - users_.entry_ns(set.user_at(set.first_in_word(oldest))));
     for (;;) {
       const double z = r.uniform01() * longest;
-      // The member's wait lies in [now - hi, now - lo]; read its entry only when z falls in
-      // between (its word spans an instant of the wait).
-      bool reject = z >= static_cast<double>(now - set.entry_lo(slot));
-      if (!reject && z >= static_cast<double>(now - set.entry_hi(slot)))
-        reject = z >= static_cast<double>(now - users_.entry_ns(set.user_at(slot)));
+      // The member's wait lies in [now - hi, now - lo] (its group's bounds); its entry is read
+      // only when z falls in between (a group spans an instant of the wait).
+      bool reject = z >= static_cast<double>(now - set.group_lo(group));
+      if (!reject && z >= static_cast<double>(now - set.group_hi(group))) {
+        clear_taken(uncleared_count_);
+        std::uint64_t in_word = k;
+        const std::uint32_t word = set.select_word(group, in_word);
+        const std::uint32_t user = set.user_at(set.slot_in_word(word, in_word));
+        reject = z >= static_cast<double>(now - users_.entry_ns(user));
+      }
       if (!reject) break;
-      slot = set.select(r.below(set.size()));
+      k = r.below(set.size());
+      group = set.select_group(k);
     }
   }
-  const std::int64_t lo = set.entry_lo(slot), hi = set.entry_hi(slot);
-  set.erase(slot);
+  const std::int64_t lo = set.group_lo(group), hi = set.group_hi(group);
+  const std::uint32_t word = set.select_word(group, k);
+  set.take(word);
   pending_mid_s_[c] += (static_cast<long double>(lo) + static_cast<long double>(hi)) * 0.5e-9L;
   pending_half_s_[c] += static_cast<long double>(hi - lo) * 0.5e-9L;
-  plan_.push_back({static_cast<std::uint32_t>(c), slot});
-  set.prefetch(slot);
+  // Its slot comes from its word's bits, fetched meanwhile: a few draws later.
+  if (uncleared_count_ == clear_behind) clear_taken(1);
+  uncleared_[(uncleared_head_ + uncleared_count_++) % uncleared_.size()] = {
+      static_cast<std::uint32_t>(plan_.size()), static_cast<std::uint32_t>(c), word,
+      static_cast<std::uint32_t>(k)};
+  plan_.push_back({static_cast<std::uint32_t>(c), 0});
+  set.prefetch_word(word);
   return true;
+}
+
+void queues::clear_taken(std::size_t n) {
+  for (; n > 0 && uncleared_count_ > 0; --n, --uncleared_count_) {
+    const uncleared& u = uncleared_[uncleared_head_];
+    uncleared_head_ = (uncleared_head_ + 1) % uncleared_.size();
+    entry_order_set& set = wait_sets_[u.user_class];
+    const std::uint32_t slot = set.clear(u.word, u.rank);
+    plan_[u.plan_index].index = slot;
+    set.prefetch(slot);
+  }
 }
 
 void queues::move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns) {

@@ -4,6 +4,7 @@
 // (Redis SETs drawn like SPOP). The room enters, removes, pops and ranks users only through this
 // class, and every change is reported to an optional mirror (a live Redis): the seam for a second
 // store. In memory the mirror is a null pointer and each operation is inline, with no virtual call.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -125,6 +126,8 @@ class queues {
   // One draw weighted by wait, its member erased from its set; false (and nothing drawn or
   // erased, r untouched) when the pending draws' bounds could change its outcome.
   bool draw_by_wait(sim::rng& r, std::int64_t now_ns);
+  // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.
+  void clear_taken(std::size_t n);
 
   users& users_;
   const selection_spec& selection_;
@@ -146,7 +149,13 @@ class queues {
   sim::serial_table<std::uint32_t> set_pos_;
   std::vector<long double> entry_sum_;
   std::vector<long double> pending_mid_s_, pending_half_s_;
-  std::vector<double> waited_, slack_;  // per class, scratch of draw_by_wait
+  std::vector<double> waited_, weight_, slack_;  // per class, scratch of draw_by_wait
+  struct uncleared {  // a draw made ahead whose member is taken but not cleared (no slot yet)
+    std::uint32_t plan_index, user_class, word, rank;
+  };
+  static constexpr std::size_t clear_behind = 8;     // draws; their words' bits fetched meanwhile
+  std::array<uncleared, clear_behind> uncleared_{};  // a ring, oldest at uncleared_head_
+  std::size_t uncleared_head_ = 0, uncleared_count_ = 0;
   struct planned_draw {
     std::uint32_t user_class;
     std::uint32_t index;
