@@ -232,7 +232,9 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
     }
     const auto longest =
         static_cast<double>(now - users_.entry_ns(set.user_at(set.first_in_word(oldest))));
-    for (;;) {
+    // Nobody has waited (the total wait only rounding's residue): the uniform pick stands;
+    // the rejection step would never accept.
+    for (; longest > 0;) {
       const double z = r.uniform01() * longest;
       // The member's wait lies in [now - hi, now - lo] (its group's bounds); its entry is read
       // only when z falls in between (a group spans an instant of the wait).

@@ -75,14 +75,14 @@ TEST(EntryOrderSet, SelectBoundsOldestAndCompactionAgreeWithAPlainVector) {
     EXPECT_EQ(s.user_at(s.oldest()), ref.front().user);
   };
 
-  push(300'000);  // 4,688 words: three levels of counts above the words
+  push(600'000);  // 9,375 words, two blocks of slots, three levels of counts above the words
   expect_same(set, ref, pos, r);
   oldest_ok();
-  erase_some(150'000);
+  erase_some(300'000);
   expect_same(set, ref, pos, r);
   oldest_ok();
   EXPECT_FALSE(set.sparse());
-  erase_some(80'000);  // 70,000 of 300,000 slots hold a member
+  erase_some(160'000);  // 140,000 of 600,000 slots hold a member
   EXPECT_TRUE(set.sparse());
   std::size_t moved = 0;
   set.compact(
@@ -113,7 +113,59 @@ TEST(EntryOrderSet, SelectBoundsOldestAndCompactionAgreeWithAPlainVector) {
               [&](std::uint32_t) { return std::int64_t{0}; });
   push(100);
   expect_same(set, ref, pos, r);
-  EXPECT_GT(set.memory_bytes(), 0u);
+  EXPECT_GE(set.memory_bytes(), std::size_t{2} << 20);  // a block of slots: one huge page
+}
+
+TEST(EntryOrderSet, DrawsTakenAheadAndClearedInOrderAreOneAtATimeErasures) {
+  // The draw's steps: group and word from the counts, take() counting the member gone, then
+  // clear() some draws later, in take order, giving its slot. Up to 8 taken ahead, as the
+  // lottery does; several in one word. Each slot cleared must be the member that rank had
+  // when it was taken, and the oldest word must count the taken ones gone.
+  entry_order_set set;
+  waitroom::sim::rng r(99);
+  std::vector<member> ref;
+  for (std::uint32_t user = 0; user < 5000; ++user) {
+    set.push(user, std::int64_t{user} * 10);
+    ref.push_back({user, std::int64_t{user} * 10});
+  }
+  struct taken {
+    std::uint32_t word;
+    std::uint64_t rank;
+    std::uint32_t user;  // the reference's member at that rank when taken
+  };
+  std::vector<taken> pending;
+  std::size_t drawn = 0;
+  while (!ref.empty()) {
+    // Low ranks often: several draws in the oldest words.
+    const auto k = static_cast<std::size_t>(
+        r.below(r.below(2) == 0 ? std::min<std::size_t>(ref.size(), 100) : ref.size()));
+    std::uint64_t rank = k;
+    const std::size_t group = set.select_group(rank);
+    const std::uint32_t word = set.select_word(group, rank);
+    ASSERT_LE(set.entry_lo(static_cast<std::uint32_t>(word * 64)), ref[k].entry_ns);
+    ASSERT_GE(set.entry_hi(static_cast<std::uint32_t>(word * 64)), ref[k].entry_ns);
+    set.take(word);
+    pending.push_back({word, rank, ref[k].user});
+    ref.erase(ref.begin() + static_cast<std::ptrdiff_t>(k));
+    ASSERT_EQ(set.size(), ref.size());
+    if (!ref.empty()) {
+      // The first word with a member not taken holds the oldest remaining member.
+      EXPECT_EQ(set.oldest_word(), ref.front().user / 64);
+    }
+    if (pending.size() == 8 || ref.empty()) {
+      for (const taken& t : pending) {
+        const std::uint32_t slot = set.clear(t.word, t.rank);
+        ASSERT_EQ(set.user_at(slot), t.user) << "draw " << drawn;
+        ++drawn;
+      }
+      pending.clear();
+      if (!ref.empty()) {
+        EXPECT_EQ(set.user_at(set.oldest()), ref.front().user);
+      }
+    }
+  }
+  EXPECT_EQ(drawn, 5000u);
+  EXPECT_TRUE(set.empty());
 }
 
 TEST(EntryOrderSet, AMemberEnteringBeforeTheLastIsAnError) {
