@@ -1,14 +1,18 @@
 #pragma once
 // One lottery class's waiting users in entry order, for draws weighted by wait. Members stay
 // in their slots (a removal clears a bit), so the entry times of a group of 1,024 slots lie
-// between those of its first slot and of the next group's: with a wait spanning seconds and
-// a group a few milliseconds, the bounds settle almost every accept-or-reject test and class
-// weight without reading the member (a cache miss among millions). The k-th member is found
-// through counts per group, per 16 groups, per 256 and so on, then a byte per 64-slot word
-// counting its members, then the word's bits: all but the bits are a few hundred KiB at 10M
-// members and stay in cache, so a draw's steps before the member's slot wait on no miss.
-// Slots of removed members are reclaimed once they are most of the slots. The slots are read
-// at random, so they sit on huge pages where the system allows (sim/block_alloc.hpp).
+// between those of its first slot and of the next group's. The k-th member is found through
+// counts per group, per 16 groups, per 256 and so on, then a byte per 64-slot word counting
+// its members, then the word's bits: all but the bits are a few hundred KiB at 10M members
+// and stay in cache, so a draw's steps before the member's slot wait on no miss.
+// For a draw by wait, each group also keeps the entry time of its oldest member (`live_lo_`),
+// and each count above the groups the sum of count x oldest entry over its groups: a member
+// waited at most now - its group's oldest entry, and these envelopes of the waits are summed
+// exactly (128-bit integers) over any range, so a draw can pick a group by its envelope and
+// accept a member in proportion to its wait, decided by the group's bounds almost always
+// (queues::draw_by_wait). Slots of removed members are reclaimed once they are most of the
+// slots. The slots are read at random, so they sit on huge pages where the system allows
+// (sim/block_alloc.hpp).
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -21,14 +25,24 @@ namespace waitroom::models {
 
 class entry_order_set {
  public:
-  // Appends a member that entered at entry_ns (not before the last one); returns its slot.
+  // Sums of entry times over millions of members (GCC and Clang; __extension__ keeps
+  // -Wpedantic quiet).
+  __extension__ typedef unsigned __int128 u128;
+
+  // Appends a member that entered at entry_ns (not before the last one, not before 0);
+  // returns its slot.
   std::uint32_t push(std::uint32_t user, std::int64_t entry_ns) {
-    if (entry_ns < last_entry_ns_ && size_ > 0)
-      throw std::logic_error("entry_order_set: members must enter in time order");
+    if (entry_ns < 0 || (entry_ns < last_entry_ns_ && size_ > 0))
+      throw std::logic_error("entry_order_set: members must enter in time order, from 0");
     const auto slot = static_cast<std::uint32_t>(size_);
     const std::size_t word = slot >> word_shift;
+    const std::size_t group = word >> fan_shift;
     if ((slot & word_mask) == 0) {
-      if ((word & fan_mask) == 0) group_first_ns_.push_back(entry_ns);
+      if ((word & fan_mask) == 0) {
+        group_first_ns_.push_back(entry_ns);
+        live_lo_.push_back(entry_ns);
+        if (group == counts_[0].size()) counts_[0].push_back(0);
+      }
       bits_.push_back(0);
       word_count_.push_back(0);
       if ((slot & block_mask) == 0 && slot >> block_shift == blocks_.size())
@@ -40,11 +54,19 @@ class entry_order_set {
     ++word_count_.back();
     last_entry_ns_ = entry_ns;
     ++live_;
-    for (std::size_t l = 0; l < counts_.size(); ++l) {
-      const std::size_t i = word >> (fan_shift * (l + 1));
-      if (i == counts_[l].size()) counts_[l].push_back(0);
+    if (counts_[0][group] == 0) live_lo_[group] = entry_ns;  // the group's oldest member
+    const auto lo = static_cast<std::uint64_t>(live_lo_[group]);
+    ++counts_[0][group];
+    for (std::size_t l = 1; l < counts_.size(); ++l) {
+      const std::size_t i = group >> (fan_shift * l);
+      if (i == counts_[l].size()) {
+        counts_[l].push_back(0);
+        sums_[l].push_back(0);
+      }
       ++counts_[l][i];
+      sums_[l][i] += lo;
     }
+    sum_ += lo;
     if (counts_.back().size() > fan) add_level();
     return slot;
   }
@@ -70,8 +92,8 @@ class entry_order_set {
   // then the word (k becomes its rank in the word), then take(word) counts it gone, and
   // clear(word, k) clears its bit and gives its slot. Members taken but not yet cleared are
   // counted gone (size(), and the ranks of later draws) but still hold their bits, so clears
-  // must come in the order of the takes; slot_in_word, oldest_word's first slot, erase,
-  // for_each and compact need none pending.
+  // must come in the order of the takes; slot_in_word, refresh_group_lo, erase, for_each
+  // and compact need none pending.
   std::size_t select_group(std::uint64_t& k) const {
     std::size_t i = 0;
     for (const std::uint32_t* c = counts_.back().data(); k >= c[i]; ++i) k -= c[i];
@@ -93,7 +115,15 @@ class entry_order_set {
   void take(std::uint32_t word) {
     --word_count_[word];
     --live_;
-    for (std::size_t l = 0; l < counts_.size(); ++l) --counts_[l][word >> (fan_shift * (l + 1))];
+    const std::size_t group = word >> fan_shift;
+    const auto lo = static_cast<std::uint64_t>(live_lo_[group]);
+    --counts_[0][group];
+    for (std::size_t l = 1; l < counts_.size(); ++l) {
+      const std::size_t i = group >> (fan_shift * l);
+      --counts_[l][i];
+      sums_[l][i] -= lo;
+    }
+    sum_ -= lo;
   }
   std::uint32_t clear(std::uint32_t word, std::uint64_t k) {
     const std::uint32_t slot = slot_in_word(word, k);
@@ -111,22 +141,66 @@ class entry_order_set {
   std::int64_t entry_lo(std::uint32_t slot) const { return group_lo(slot >> group_shift); }
   std::int64_t entry_hi(std::uint32_t slot) const { return group_hi(slot >> group_shift); }
 
-  void erase(std::uint32_t slot) {
-    take(slot >> word_shift);
-    bits_[slot >> word_shift] &= ~(std::uint64_t{1} << (slot & word_mask));
+  // Weighted by wait. A group's members (taken ones counted gone) and the entry time of its
+  // oldest member: exact when none of its members is pending, else perhaps that of a member
+  // taken since (older: still a bound on every wait; refresh_group_lo makes it exact).
+  std::uint32_t group_count(std::size_t group) const { return counts_[0][group]; }
+  std::int64_t group_live_lo(std::size_t group) const { return live_lo_[group]; }
+  // The envelope of the members' waits at `now` (not before any entry): the sum over groups
+  // of members x (now - the group's oldest entry).
+  u128 wait_envelope(std::uint64_t now) const { return u128{live_} * now - sum_; }
+  // The group holding unit u of the wait envelope (u < wait_envelope(now)).
+  std::size_t select_group_by_wait(u128 u, std::uint64_t now) const {
+    std::size_t i = 0;
+    for (std::size_t l = counts_.size(); l-- > 1; i *= fan) {
+      const std::uint32_t* c = counts_[l].data();
+      const u128* s = sums_[l].data();
+      for (;; ++i) {
+        const u128 w = u128{c[i]} * now - s[i];
+        if (u < w) break;
+        u -= w;
+      }
+    }
+    const std::uint32_t* c = counts_[0].data();
+    const std::int64_t* lo = live_lo_.data();
+    for (;; ++i) {
+      const u128 w = u128{c[i]} * (now - static_cast<std::uint64_t>(lo[i]));
+      if (u < w) return i;
+      u -= w;
+    }
+  }
+  // The group's oldest entry read again from its first member (none of its members pending),
+  // after its oldest was taken or erased; entry_ns(user) gives a member's entry time.
+  template <class Entry>
+  void refresh_group_lo(std::size_t group, Entry entry_ns) {
+    if (counts_[0][group] == 0) return;
+    std::size_t w = group * fan;
+    while (bits_[w] == 0) ++w;
+    const std::int64_t lo = entry_ns(user_at(static_cast<std::uint32_t>(
+        w * word_bits + static_cast<std::size_t>(std::countr_zero(bits_[w])))));
+    const u128 n = counts_[0][group];
+    const u128 old_lo = static_cast<std::uint64_t>(live_lo_[group]);
+    const u128 new_lo = static_cast<std::uint64_t>(lo);
+    live_lo_[group] = lo;
+    for (std::size_t l = 1; l < counts_.size(); ++l) {
+      u128& s = sums_[l][group >> (fan_shift * l)];
+      s = s - n * old_lo + n * new_lo;
+    }
+    sum_ = sum_ - n * old_lo + n * new_lo;
   }
 
-  // The first word holding a member (counting taken ones gone; the set must not be empty),
-  // and a word's first member's slot (none of its members taken and not cleared).
-  std::uint32_t oldest_word() {
-    while (word_count_[oldest_word_] == 0) ++oldest_word_;
-    return static_cast<std::uint32_t>(oldest_word_);
+  // Removes a member (none pending); entry_ns(user) as above.
+  template <class Entry>
+  void erase(std::uint32_t slot, Entry entry_ns) {
+    const std::size_t group = slot >> group_shift;
+    const std::size_t word = slot >> word_shift;
+    // No member before it in its group: it was the oldest.
+    bool oldest = (bits_[word] & ((std::uint64_t{1} << (slot & word_mask)) - 1)) == 0;
+    for (std::size_t w = group * fan; oldest && w < word; ++w) oldest = bits_[w] == 0;
+    take(static_cast<std::uint32_t>(word));
+    bits_[word] &= ~(std::uint64_t{1} << (slot & word_mask));
+    if (oldest) refresh_group_lo(group, entry_ns);
   }
-  std::uint32_t first_in_word(std::uint32_t word) const {
-    return static_cast<std::uint32_t>(word * word_bits +
-                                      static_cast<std::size_t>(std::countr_zero(bits_[word])));
-  }
-  std::uint32_t oldest() { return first_in_word(oldest_word()); }
 
   // True when removed members' slots are over three in four (and worth reclaiming): a draining
   // set is compacted a few times, each moving a quarter of the members it had before.
@@ -153,10 +227,14 @@ class entry_order_set {
       bits_.back() = (std::uint64_t{1} << (size_ & word_mask)) - 1;
       word_count_.back() = static_cast<std::uint8_t>(size_ & word_mask);
     }
+    live_lo_ = group_first_ns_;  // every slot holds a member now
     counts_.assign(1, std::vector<std::uint32_t>((words + fan_mask) / fan + (words == 0), 0));
     for (std::size_t w = 0; w < words; ++w) counts_[0][w >> fan_shift] += word_count_[w];
+    sums_.assign(1, {});
     while (counts_.back().size() > fan) add_level();
-    oldest_word_ = 0;
+    sum_ = 0;
+    for (std::size_t g = 0; g < live_lo_.size(); ++g)
+      sum_ += u128{counts_[0][g]} * static_cast<std::uint64_t>(live_lo_[g]);
     blocks_.resize((size_ + block_mask) >> block_shift);  // the emptied blocks are freed
   }
 
@@ -168,8 +246,9 @@ class entry_order_set {
   std::size_t memory_bytes() const {
     std::size_t b = blocks_.size() * block_size * sizeof(std::uint32_t) +
                     bits_.capacity() * sizeof(std::uint64_t) + word_count_.capacity() +
-                    group_first_ns_.capacity() * sizeof(std::int64_t);
+                    (group_first_ns_.capacity() + live_lo_.capacity()) * sizeof(std::int64_t);
     for (const auto& c : counts_) b += c.capacity() * sizeof(std::uint32_t);
+    for (const auto& c : sums_) b += c.capacity() * sizeof(u128);
     return b;
   }
 
@@ -210,9 +289,17 @@ class entry_order_set {
 
   // The top level holds more than `fan` counts: one more above it.
   void add_level() {
-    std::vector<std::uint32_t> up((counts_.back().size() + fan_mask) / fan, 0);
-    for (std::size_t i = 0; i < counts_.back().size(); ++i) up[i >> fan_shift] += counts_.back()[i];
+    const std::vector<std::uint32_t>& below = counts_.back();
+    std::vector<std::uint32_t> up((below.size() + fan_mask) / fan, 0);
+    std::vector<u128> up_sums(up.size(), 0);
+    for (std::size_t i = 0; i < below.size(); ++i) {
+      up[i >> fan_shift] += below[i];
+      up_sums[i >> fan_shift] += counts_.size() == 1
+                                     ? u128{below[i]} * static_cast<std::uint64_t>(live_lo_[i])
+                                     : sums_.back()[i];
+    }
     counts_.push_back(std::move(up));
+    sums_.push_back(std::move(up_sums));
   }
 
   std::uint32_t& at(std::uint32_t slot) { return blocks_[slot >> block_shift][slot & block_mask]; }
@@ -222,11 +309,15 @@ class entry_order_set {
   std::vector<std::uint64_t> bits_;           // per word: which of its slots hold a member
   std::vector<std::uint8_t> word_count_;      // per word: its members
   std::vector<std::int64_t> group_first_ns_;  // per 16 words: the entry time of the first slot
+  std::vector<std::int64_t> live_lo_;         // per 16 words: the entry time of the oldest member
   // counts_[l][i]: members in words [i 16^(l+1), (i + 1) 16^(l+1)) (level 0: per group);
   // the top level has at most 16 counts.
   std::vector<std::vector<std::uint32_t>> counts_{std::vector<std::uint32_t>{0}};
+  // sums_[l][i] (l >= 1): over the groups of counts_[l][i], members x oldest entry; sums_[0]
+  // is empty (a group's is its count x live_lo_). sum_: over all groups.
+  std::vector<std::vector<u128>> sums_{std::vector<u128>{}};
+  u128 sum_ = 0;
   std::uint64_t live_ = 0;
-  std::size_t oldest_word_ = 0;
   std::int64_t last_entry_ns_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "models/queues/queues.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -22,6 +23,17 @@ std::size_t choose_class(double u, std::size_t classes, Weight weight, Empty emp
   }
   return last_nonempty;
 }
+
+// Uniform below n, which may need more than 64 bits (a long wait x millions of members).
+entry_order_set::u128 below_wide(sim::rng& r, entry_order_set::u128 n) {
+  const auto high = static_cast<std::uint64_t>(n >> 64);
+  if (high == 0) return r.below(static_cast<std::uint64_t>(n));
+  const std::uint64_t mask = ~std::uint64_t{0} >> std::countl_zero(high);
+  for (;;) {  // accepted with probability over 1/2
+    const entry_order_set::u128 x = entry_order_set::u128{r.next() & mask} << 64 | r.next();
+    if (x < n) return x;
+  }
+}
 }  // namespace
 
 queues::queues(const scenario& s, users& u)
@@ -29,7 +41,9 @@ queues::queues(const scenario& s, users& u)
       selection_(s.release.selection),
       sizes_(s.lists.size(), 0),
       lottery_(s.release.selection.kind == selection_kind::lottery),
-      by_wait_(lottery_ && s.release.selection.wait_scale_s > 0) {
+      by_wait_(lottery_ && s.release.selection.wait_scale_s > 0),
+      removals_(std::any_of(s.classes.begin(), s.classes.end(),
+                            [](const user_class& c) { return c.patience_s.has_value(); })) {
   for (std::size_t l = 0; l < s.lists.size(); ++l)
     lists_.emplace_back(&users_, static_cast<std::uint8_t>(l),
                         static_cast<std::uint32_t>(s.classes.size()) + 1);
@@ -37,16 +51,12 @@ queues::queues(const scenario& s, users& u)
     const std::size_t n = s.classes.size();
     if (by_wait_) {
       wait_sets_.resize(n);
-      entry_sum_.assign(n, 0.0L);
-      pending_mid_s_.assign(n, 0.0L);
-      pending_half_s_.assign(n, 0.0L);
-      waited_.resize(n);
+      envelope_.resize(n);
       weight_.resize(n);
-      slack_.resize(n);
     } else {
       sets_.resize(n);
     }
-    users_.attach(&set_pos_);
+    if (removals_) users_.attach(&set_pos_);
   }
 }
 
@@ -55,9 +65,9 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
   const std::uint32_t c = users_.cls(user);
   if (lottery_) {
     check_no_plan();
+    if (!removals_) throw std::logic_error("queues: a removal where no class has a patience");
     if (by_wait_) {
-      entry_sum_[c] -= static_cast<long double>(users_.entry_ns(user)) * 1e-9L;
-      wait_sets_[c].erase(set_pos_[user]);
+      wait_sets_[c].erase(set_pos_[user], [&](std::uint32_t u) { return users_.entry_ns(u); });
       users_.set_list(user, users::no_list);
     } else {
       remove_from_set(c, set_pos_[user]);
@@ -76,7 +86,7 @@ void queues::remove_from_set(std::uint32_t c, std::uint32_t i) {
   auto& set = sets_[c];
   users_.set_list(set[i], users::no_list);
   set[i] = set.back();
-  set_pos_[set[i]] = i;
+  if (removals_) set_pos_[set[i]] = i;
   set.pop_back();
 }
 
@@ -122,9 +132,8 @@ std::uint32_t queues::take_planned(std::int64_t now_ns) {
   }
   const planned_draw p = plan_[plan_next_++];
   std::uint32_t user = 0;
-  if (by_wait_) {  // already out of its set: its wait leaves its class's total now
+  if (by_wait_) {  // already out of its set
     user = wait_sets_[p.user_class].user_at(p.index);
-    entry_sum_[p.user_class] -= static_cast<long double>(users_.entry_ns(user)) * 1e-9L;
     users_.set_list(user, users::no_list);
   } else {
     user = sets_[p.user_class][p.index];
@@ -145,125 +154,86 @@ std::size_t queues::plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_
   const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
   plan_.clear();
   plan_next_ = 0;
-  for (std::size_t c = 0; c < wait_sets_.size(); ++c) {
-    pending_mid_s_[c] = pending_half_s_[c] = 0.0L;
-    if (wait_sets_[c].sparse())
-      wait_sets_[c].compact([&](std::uint32_t user, std::uint32_t slot) { set_pos_[user] = slot; },
-                            [&](std::uint32_t user) { return users_.entry_ns(user); });
-  }
   while (plan_.size() < m && draw_by_wait(r, now_ns)) {
   }
   clear_taken(uncleared_count_);
   return plan_.size();
 }
 
-// With wait_scale_s = tau, a user who has waited a seconds weighs w_c (1 + a / tau): a class
-// weighs w_c (n + A / tau), A its users' total wait (from the sum of entry times), and
-// within it a user is drawn uniformly with probability n / (n + A / tau), else in proportion
-// to its wait (a uniform pick accepted with probability wait / longest wait).
-//
-// With draws pending (made, not taken), A is known to within their bounds plus rounding
-// (slack_, seconds), so each comparison below is made with the midpoints and must clear the
-// most the slack could move it; one that does not ends the plan, and the draw is made again,
-// exactly, once the pending ones are taken. So the outcome is always the exact draw's.
+// With wait_scale_s = tau, a user who has waited a weighs w_c (tau + a) / tau. A draw is
+// made by rejection: a class is proposed with probability in proportion to w_c (n tau + E),
+// E the envelope of its members' waits (each counted as its group's oldest: the sum of the
+// set's exact integers); then with probability n tau / (n tau + E) a member uniformly
+// (accepted), else a group in proportion to its envelope, a member of it uniformly, accepted
+// with probability wait / (now - the group's oldest entry). A rejection starts the draw again.
+// Each member is so drawn in proportion to w_c (tau + a). The acceptance is decided by the
+// group's bounds unless the uniform falls between them (then the member's entry is read).
+// Nothing depends on whether earlier draws are pending or taken, so draws made ahead are the
+// draws of one at a time.
 bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
-  const auto& w = selection_.class_weights;
-  const double tau = selection_.wait_scale_s;
-  const long double now_s = static_cast<long double>(now) * 1e-9L;
-  const bool exact = plan_.empty();
-  // Far above the rounding of ~64 long double sums and the casts to double, far below any
-  // gap the draws' uniforms are likely to fall in.
-  constexpr double rel = 1e-12;
-  double total = 0, shift = 0;  // shift: the most the slack moves any class's weight sum
-  for (std::size_t c = 0; c < w.size(); ++c) {
-    const auto n = static_cast<long double>(wait_sets_[c].size());
-    const long double sum = entry_sum_[c] - pending_mid_s_[c];
-    waited_[c] = std::max(0.0, static_cast<double>(n * now_s - sum));
-    weight_[c] = w[c] * (static_cast<double>(n) + waited_[c] / tau);
-    total += weight_[c];
-    slack_[c] = exact ? 0.0
-                      : static_cast<double>(pending_half_s_[c]) +
-                            rel * static_cast<double>(std::fabs(sum) + n * now_s + 1);
-    shift += w[c] * slack_[c] / tau;
+  // A set worth compacting is compacted before a draw: with none pending (slots move), so a
+  // plan ends there and the next starts with it, at the same draw whatever the plan size.
+  for (std::size_t c = 0; c < wait_sets_.size(); ++c) {
+    entry_order_set& set = wait_sets_[c];
+    if (!set.sparse()) continue;
+    if (!plan_.empty()) return false;
+    set.compact(
+        [&](std::uint32_t user, std::uint32_t slot) {
+          if (removals_) set_pos_[user] = slot;
+        },
+        [&](std::uint32_t user) { return users_.entry_ns(user); });
   }
-  const sim::rng before = r;
+  const auto& w = selection_.class_weights;
+  const double tau_ns = selection_.wait_scale_s * 1e9;
+  const auto t = static_cast<std::uint64_t>(now);
+  double total = 0;
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    envelope_[c] = wait_sets_[c].wait_envelope(t);
+    weight_[c] = w[c] * (static_cast<double>(wait_sets_[c].size()) * tau_ns +
+                         static_cast<double>(envelope_[c]));
+    total += weight_[c];
+  }
   const auto weight = [&](std::size_t k) { return weight_[k]; };
   const auto empty = [&](std::size_t k) { return wait_sets_[k].empty(); };
-  const double x = r.uniform01() * total;
-  const std::size_t c = choose_class(x, w.size(), weight, empty);
-  if (!exact) {
-    // x against the class's lower and upper bounds (the outer ends of the first and last
-    // non-empty classes are 0 and the total, which the slack cannot cross): each moves by
-    // at most `shift`, x by at most u * shift.
-    double below = 0;
-    bool first = true, last = true;
-    for (std::size_t k = 0; k < w.size(); ++k) {
-      if (empty(k)) continue;
-      if (k < c) {
-        below += weight(k);
-        first = false;
-      } else if (k > c) {
-        last = false;
-      }
-    }
-    const double margin = 2 * shift + rel * total;
-    if ((!first && x - below <= margin) || (!last && below + weight(c) - x <= margin)) {
-      r = before;
-      return false;
-    }
-  }
-  entry_order_set& set = wait_sets_[c];
-  const auto size = static_cast<double>(set.size());
-  std::uint64_t k = r.below(set.size());
-  std::size_t group = set.select_group(k);
-  const double y = r.uniform01() * (size + waited_[c] / tau);
-  if (!exact && std::fabs(y - size) <= slack_[c] / tau + rel * (size + waited_[c] / tau)) {
-    r = before;
-    return false;
-  }
-  if (y >= size) {
-    const std::uint32_t oldest = set.oldest_word();
-    for (std::size_t i = 0; i < uncleared_count_; ++i) {
-      const uncleared& u = uncleared_[(uncleared_head_ + i) % uncleared_.size()];
-      if (u.word == oldest && u.user_class == c) {
-        clear_taken(uncleared_count_);  // its first member may be taken
-        break;
-      }
-    }
-    const auto longest =
-        static_cast<double>(now - users_.entry_ns(set.user_at(set.first_in_word(oldest))));
-    // Nobody has waited (the total wait only rounding's residue): the uniform pick stands;
-    // the rejection step would never accept.
-    for (; longest > 0;) {
-      const double z = r.uniform01() * longest;
-      // The member's wait lies in [now - hi, now - lo] (its group's bounds); its entry is read
-      // only when z falls in between (a group spans an instant of the wait).
-      bool reject = z >= static_cast<double>(now - set.group_lo(group));
-      if (!reject && z >= static_cast<double>(now - set.group_hi(group))) {
+  for (;;) {
+    const std::size_t c = choose_class(r.uniform01() * total, w.size(), weight, empty);
+    entry_order_set& set = wait_sets_[c];
+    const double uniform = static_cast<double>(set.size()) * tau_ns;
+    std::size_t group = 0;
+    std::uint64_t k = 0;
+    if (envelope_[c] == 0 ||
+        r.uniform01() * (uniform + static_cast<double>(envelope_[c])) < uniform) {
+      k = r.below(set.size());
+      group = set.select_group(k);
+    } else {
+      group = set.select_group_by_wait(below_wide(r, envelope_[c]), t);
+      k = r.below(set.group_count(group));
+      // Accepted when z < its wait: surely when below the group's least wait.
+      const std::uint64_t z = r.below(t - static_cast<std::uint64_t>(set.group_live_lo(group)));
+      if (z >= t - static_cast<std::uint64_t>(set.group_hi(group))) {
         clear_taken(uncleared_count_);
         std::uint64_t in_word = k;
         const std::uint32_t word = set.select_word(group, in_word);
         const std::uint32_t user = set.user_at(set.slot_in_word(word, in_word));
-        reject = z >= static_cast<double>(now - users_.entry_ns(user));
+        if (z >= t - static_cast<std::uint64_t>(users_.entry_ns(user))) continue;
       }
-      if (!reject) break;
-      k = r.below(set.size());
-      group = set.select_group(k);
     }
+    const bool oldest_in_group = k == 0;
+    const std::uint32_t word = set.select_word(group, k);
+    set.take(word);
+    // Its slot comes from its word's bits, fetched meanwhile: a few draws later.
+    if (uncleared_count_ == clear_behind) clear_taken(1);
+    uncleared_[(uncleared_head_ + uncleared_count_++) % uncleared_.size()] = {
+        static_cast<std::uint32_t>(plan_.size()), static_cast<std::uint32_t>(c), word,
+        static_cast<std::uint32_t>(k)};
+    plan_.push_back({static_cast<std::uint32_t>(c), 0});
+    set.prefetch_word(word);
+    if (oldest_in_group && set.group_count(group) > 0) {  // the group's envelope shrinks
+      clear_taken(uncleared_count_);
+      set.refresh_group_lo(group, [&](std::uint32_t user) { return users_.entry_ns(user); });
+    }
+    return true;
   }
-  const std::int64_t lo = set.group_lo(group), hi = set.group_hi(group);
-  const std::uint32_t word = set.select_word(group, k);
-  set.take(word);
-  pending_mid_s_[c] += (static_cast<long double>(lo) + static_cast<long double>(hi)) * 0.5e-9L;
-  pending_half_s_[c] += static_cast<long double>(hi - lo) * 0.5e-9L;
-  // Its slot comes from its word's bits, fetched meanwhile: a few draws later.
-  if (uncleared_count_ == clear_behind) clear_taken(1);
-  uncleared_[(uncleared_head_ + uncleared_count_++) % uncleared_.size()] = {
-      static_cast<std::uint32_t>(plan_.size()), static_cast<std::uint32_t>(c), word,
-      static_cast<std::uint32_t>(k)};
-  plan_.push_back({static_cast<std::uint32_t>(c), 0});
-  set.prefetch_word(word);
-  return true;
 }
 
 void queues::clear_taken(std::size_t n) {

@@ -45,11 +45,11 @@ class queues {
     if (lottery_) {
       check_no_plan();
       if (by_wait_) {
-        set_pos_.push(user, wait_sets_[user_class].push(user, now_ns));
-        entry_sum_[user_class] += static_cast<long double>(now_ns) * 1e-9L;
+        const std::uint32_t slot = wait_sets_[user_class].push(user, now_ns);
+        if (removals_) set_pos_.push(user, slot);
       } else {
         auto& set = sets_[user_class];
-        set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
+        if (removals_) set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
         set.push_back(user);
       }
       users_.set_list(user, 0);  // waiting (in a set, not in list 0's sorted set)
@@ -123,8 +123,8 @@ class queues {
  private:
   void remove_from_set(std::uint32_t user_class, std::uint32_t index);
   std::size_t plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_ns);
-  // One draw weighted by wait, its member erased from its set; false (and nothing drawn or
-  // erased, r untouched) when the pending draws' bounds could change its outcome.
+  // One draw weighted by wait, its member taken from its set; false (nothing drawn, r
+  // untouched) when a set must be compacted first and draws are pending.
   bool draw_by_wait(sim::rng& r, std::int64_t now_ns);
   // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.
   void clear_taken(std::size_t n);
@@ -137,19 +137,18 @@ class queues {
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
 
-  // Lottery: one unordered set per class and each user's index in it. Weighted by wait, one
-  // entry-order set per class instead (each user's slot in it), and a class's total wait
-  // from the sum of its entry times; the draws made ahead but not yet taken have left their
-  // sets, but their entry times are only bounded: per class, the sum of their bounds'
-  // midpoints and of their half-widths (seconds).
+  // Lottery: one unordered set per class and each user's index in it (set_pos_). Weighted by wait,
+  // one entry-order set per class instead (each user's slot in it).
   bool lottery_;
   bool by_wait_;
+  // Only a class with a patience removes users other than by a draw: without one, no set
+  // position is kept (each would be a write at random per draw or compaction).
+  bool removals_;
   std::vector<std::vector<std::uint32_t>> sets_;
   std::vector<entry_order_set> wait_sets_;
   sim::serial_table<std::uint32_t> set_pos_;
-  std::vector<long double> entry_sum_;
-  std::vector<long double> pending_mid_s_, pending_half_s_;
-  std::vector<double> waited_, weight_, slack_;  // per class, scratch of draw_by_wait
+  std::vector<entry_order_set::u128> envelope_;  // per class, scratch of draw_by_wait
+  std::vector<double> weight_;
   struct uncleared {  // a draw made ahead whose member is taken but not cleared (no slot yet)
     std::uint32_t plan_index, user_class, word, rank;
   };

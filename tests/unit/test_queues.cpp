@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -89,9 +90,11 @@ const std::string one_list_credit = R"({"name": "q",
   "release": {"mode": "tick", "interval_ms": 200, "batch": 1},
   "run": {"horizon_s": 10}})";
 
+// Both classes have a patience, so users may leave other than by a draw.
 std::string lottery(const std::string& extra = "") {
   return R"({"name": "q",
-  "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
+  "classes": [{"name": "vip", "share": 0.5, "patience_s": {"dist": "exponential", "mean": 600}},
+              {"name": "normal", "share": 0.5, "patience_s": {"dist": "exponential", "mean": 600}}],
   "arrivals": {"process": "poisson", "rate_per_s": 1},
   "release": {"mode": "tick", "interval_ms": 200, "batch": 1,
               "selection": {"kind": "lottery", "class_weights": {"vip": 5, "normal": 1})" +
@@ -119,6 +122,86 @@ std::vector<std::uint32_t> waiting_of(const queues& q) {
   std::vector<std::uint32_t> out;
   q.for_each_waiting([&](std::uint32_t user) { out.push_back(user); });
   return out;
+}
+
+// A draw takes a waiting user of class c who has waited a with probability in proportion to
+// w_c (tau + a). Over `draws` draws in a row (plans of 64 a tick of 100 ms apart, a user giving
+// up between ticks), per bucket (class x tenth of the entry times) the number drawn is
+// compared with the sum of the bucket's probability at each draw: a martingale whose variance
+// is the sum of p (1 - p), so each bucket's z-score must stay within 4.5. Entries an
+// exponential gap_ms apart, a third of them VIPs (weight 5 against 1).
+void expect_by_wait_proportions(double tau_s, std::size_t n_users, double gap_ms,
+                                std::size_t draws) {
+  const auto s = scenario_from(lottery(R"(, "wait_scale_s": )" + num(tau_s)));
+  const double tau_ns = tau_s * 1e9;
+  const std::vector<double> weights{5, 1};
+  users u(s.policy, 2, 151, 152);
+  queues q(s, u);
+  sim::rng arrivals(5);
+  constexpr std::size_t bins = 10, buckets = 2 * bins;
+  std::vector<std::uint32_t> in;
+  std::vector<std::int64_t> entry;
+  std::vector<std::uint32_t> cls;
+  std::int64_t t = 0;
+  for (std::size_t i = 0; i < n_users; ++i) {
+    t += static_cast<std::int64_t>(-std::log(arrivals.uniform_open0()) * gap_ms * 1e6);
+    const std::uint32_t c = arrivals.below(3) == 0 ? 0 : 1;
+    in.push_back(enter(s, u, q, t, c));
+    entry.push_back(t);
+    cls.push_back(c);
+  }
+  const std::int64_t span = t + 1;
+  std::vector<std::size_t> index_of(in.back() + 1, 0);
+  for (std::size_t i = 0; i < n_users; ++i) index_of[in[i]] = i;
+  const auto bucket_of = [&](std::size_t i) {
+    return cls[i] * bins + static_cast<std::size_t>(entry[i] * std::int64_t{bins} / span);
+  };
+  std::vector<double> members(buckets, 0), entry_sum(buckets, 0);  // waiting, per bucket
+  for (std::size_t i = 0; i < n_users; ++i) {
+    members[bucket_of(i)] += 1;
+    entry_sum[bucket_of(i)] += static_cast<double>(entry[i]);
+  }
+  const auto gone = [&](std::size_t i) {
+    members[bucket_of(i)] -= 1;
+    entry_sum[bucket_of(i)] -= static_cast<double>(entry[i]);
+  };
+  std::vector<double> expected(buckets, 0), variance(buckets, 0), observed(buckets, 0);
+  std::int64_t now = span + s_ns;
+  sim::rng r(2027);
+  std::vector<double> p(buckets);
+  for (std::size_t drawn = 0; drawn < draws;) {
+    const std::size_t k = q.plan_draws(r, 64, now);
+    for (std::size_t j = 0; j < k; ++j, ++drawn) {
+      double total = 0;
+      for (std::size_t b = 0; b < buckets; ++b) {
+        p[b] =
+            weights[b / bins] * (members[b] * (tau_ns + static_cast<double>(now)) - entry_sum[b]);
+        total += p[b];
+      }
+      for (std::size_t b = 0; b < buckets; ++b) {
+        expected[b] += p[b] / total;
+        variance[b] += p[b] / total * (1 - p[b] / total);
+      }
+      const std::size_t i = index_of[q.take_planned(now)];
+      observed[bucket_of(i)] += 1;
+      gone(i);
+    }
+    now += 100'000'000;
+    const auto i = static_cast<std::size_t>(arrivals.below(n_users));
+    if (u.waiting(in[i])) {
+      q.remove(in[i], now);
+      gone(i);
+    }
+  }
+  std::size_t checked = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    if (variance[b] < 25) continue;
+    ++checked;
+    EXPECT_LT(std::fabs(observed[b] - expected[b]) / std::sqrt(variance[b]), 4.5)
+        << "tau " << tau_s << " s, class " << b / bins << ", tenth " << b % bins << ": drawn "
+        << observed[b] << ", expected " << expected[b];
+  }
+  EXPECT_GE(checked, 16u);
 }
 
 }  // namespace
@@ -476,8 +559,8 @@ TEST(Queues, ASetChangedWhileDrawsArePendingIsAnError) {
 }
 
 TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
-  // Weighted by wait, the oldest waiting user bounds the rejection step; one who gave up
-  // must be passed over, and a lone member is drawn surely.
+  // Weighted by wait, a group's oldest entry bounds the acceptance step; one who gave up must
+  // be passed over, and a lone member is drawn surely.
   const auto s = scenario_from(lottery(R"(, "wait_scale_s": 1)"));
   // Several generators: with a 10 s wait and wait_scale_s 1 the rejection step is taken
   // 10 times in 11, so some of these take it and some do not; all must draw the same user.
@@ -495,128 +578,132 @@ TEST(Queues, LotteryByWaitSkipsUsersWhoLeftWhenFindingTheOldest) {
 }
 
 TEST(Queues, LotteryByWaitDrawsMadeAheadAreTheDrawsOfOneAtATime) {
-  // Weighted by wait, a draw made ahead uses bounds on the waits pending draws remove and
-  // must come out as the exact draw would. Reference: the draw written out (class by weight x
-  // (n + total wait / tau), member below(n) in entry order, taken by wait with probability
-  // (total wait / tau) / (n + total wait / tau), a candidate accepted with probability wait /
-  // longest wait), the entry times summed in the same order. Over 2,048 members per class
-  // (several groups of 1,024 slots, whose bounds settle most tests without a read), entries a
-  // millisecond apart (bounds of about 1.5 s: plans run long) and a second apart (bounds wider
-  // than tau: plans end early and the draw is made again, exactly). Between plans a user
-  // gives up and another enters, as in a run.
+  // Weighted by wait, a draw reads nothing that depends on whether earlier draws are pending
+  // or taken, and a set is compacted only before a draw with none pending: plans of 1, 7 and
+  // 64 draws must give the same users and leave the generator in the same state. Entries a
+  // millisecond apart (narrow groups: their bounds decide) and a second apart with tau 2 s
+  // (wide groups: members' entries are read), a user giving up and one entering between
+  // rounds, and the sets drained far enough to be compacted.
   const auto s = scenario_from(lottery(R"(, "wait_scale_s": 2)"));
-  const double tau = 2;
-  const std::vector<double> weights{5, 1};
-  struct member {
-    std::uint32_t user;
-    std::int64_t entry;
-  };
-  for (const std::int64_t gap_ns : {std::int64_t{1'000'000}, std::int64_t{s_ns}})
+  for (const std::int64_t gap_ns : {std::int64_t{1'000'000}, std::int64_t{s_ns}}) {
+    std::vector<std::vector<std::uint32_t>> drawn_by_plan;
+    std::vector<sim::rng> end_state;
     for (const std::uint64_t plan : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}}) {
       users u(s.policy, 2, 131, 132);
       queues q(s, u);
-      std::vector<std::vector<member>> model(2);
-      std::vector<long double> sum(2, 0.0L);
-      const auto enter_both = [&](std::uint32_t c, std::int64_t at) {
-        model[c].push_back({enter(s, u, q, at, c), at});
-        sum[c] += static_cast<long double>(at) * 1e-9L;
-      };
-      constexpr std::int64_t n_users = 6400;  // 2,134 VIPs, 4,266 others
-      for (std::int64_t i = 0; i < n_users; ++i) enter_both(i % 3 == 0 ? 0 : 1, i * gap_ns);
+      std::vector<std::uint32_t> in;  // every user entered, in entry order
+      constexpr std::int64_t n_users = 6400;
+      for (std::int64_t i = 0; i < n_users; ++i)
+        in.push_back(enter(s, u, q, i * gap_ns, i % 3 == 0 ? 0 : 1));
       std::int64_t now = n_users * gap_ns + 10 * s_ns;
       sim::rng r(77);
-      sim::rng ref = r;
-      const auto draw_ref = [&] {
-        const long double now_s = static_cast<long double>(now) * 1e-9L;
-        std::vector<double> waited(2);
-        double total = 0;
-        for (std::size_t c = 0; c < 2; ++c) {
-          const auto n = static_cast<long double>(model[c].size());
-          waited[c] = std::max(0.0, static_cast<double>(n * now_s - sum[c]));
-          total += weights[c] * (static_cast<double>(n) + waited[c] / tau);
+      std::vector<std::uint32_t> drawn;
+      std::size_t longest = 0, short_plans = 0;
+      for (int round = 0; q.total() > 0; ++round) {
+        for (std::uint64_t left = std::min<std::uint64_t>(150, q.total()); left > 0;) {
+          const std::size_t want = std::min(plan, left);
+          const std::size_t k = q.plan_draws(r, want, now);
+          ASSERT_GE(k, 1u);
+          longest = std::max(longest, k);
+          short_plans += k < want;
+          for (std::size_t j = 0; j < k; ++j) {
+            const std::uint32_t got = q.take_planned(now);
+            EXPECT_FALSE(u.waiting(got));
+            drawn.push_back(got);
+          }
+          left -= k;
         }
-        double x = ref.uniform01() * total;
-        std::size_t c = 0, last = 0;
-        for (; c < 2; ++c) {
-          if (model[c].empty()) continue;
-          last = c;
-          const double wc = weights[c] * (static_cast<double>(model[c].size()) + waited[c] / tau);
-          if (x < wc) break;
-          x -= wc;
-        }
-        if (c == 2) c = last;
-        auto& set = model[c];
-        const auto n = static_cast<double>(set.size());
-        auto i = static_cast<std::size_t>(ref.below(set.size()));
-        if (ref.uniform01() * (n + waited[c] / tau) >= n) {
-          const auto longest = static_cast<double>(now - set.front().entry);
-          while (ref.uniform01() * longest >= static_cast<double>(now - set[i].entry))
-            i = static_cast<std::size_t>(ref.below(set.size()));
-        }
-        const std::uint32_t user = set[i].user;
-        sum[c] -= static_cast<long double>(set[i].entry) * 1e-9L;
-        set.erase(set.begin() + static_cast<std::ptrdiff_t>(i));
-        return user;
-      };
-      std::size_t longest_plan = 0, short_plans = 0, plans = 0, drawn = 0;
-      while (q.total() > 0) {
-        const std::size_t k = q.plan_draws(r, plan, now);
-        ASSERT_GE(k, 1u);
-        longest_plan = std::max(longest_plan, k);
-        short_plans += k < std::min<std::uint64_t>(plan, q.total());
-        for (std::size_t j = 0; j < k; ++j) {
-          const std::uint32_t got = q.take_planned(now);
-          ASSERT_EQ(got, draw_ref()) << "plan " << plan << ", gap " << gap_ns << ", draw " << drawn;
-          EXPECT_FALSE(u.waiting(got));
-          ++drawn;
-        }
-        ASSERT_EQ(r, ref) << "the generator is where one-at-a-time draws leave it";
-        if (++plans % 5 == 0 && model[1].size() > 10) {
-          // A user gives up (the 10th oldest other), one enters, time goes on.
-          const member gone = model[1][9];
-          q.remove(gone.user, now);
-          sum[1] -= static_cast<long double>(gone.entry) * 1e-9L;
-          model[1].erase(model[1].begin() + 9);
-          EXPECT_FALSE(u.waiting(gone.user));
-          now += gap_ns;
-          enter_both(plans % 2 == 0 ? 0 : 1, now);
-        }
+        if (round >= 30) continue;
+        // The 10th oldest still waiting gives up, one enters, time goes on.
+        std::size_t seen = 0;
+        for (std::uint32_t user : in)
+          if (u.waiting(user) && ++seen == 10) {
+            q.remove(user, now);
+            break;
+          }
+        now += gap_ns;
+        in.push_back(enter(s, u, q, now, static_cast<std::uint32_t>(round % 2)));
+        now += 200'000'000;
       }
-      EXPECT_TRUE(model[0].empty() && model[1].empty());
-      if (plan == 64 && gap_ns < s_ns) {
-        EXPECT_EQ(longest_plan, 64u);
+      EXPECT_EQ(drawn.size(), in.size() - 30);
+      if (plan == 64) {
+        EXPECT_EQ(longest, 64u);
+        EXPECT_GT(short_plans, 0u) << "a compaction must end some plan early";
       }
-      if (plan > 1 && gap_ns == s_ns) {
-        EXPECT_GT(short_plans, 0u) << "bounds wider than tau must end some plans early";
-      }
+      drawn_by_plan.push_back(drawn);
+      end_state.push_back(r);
     }
+    for (std::size_t p = 1; p < drawn_by_plan.size(); ++p) {
+      EXPECT_EQ(drawn_by_plan[p], drawn_by_plan[0]) << "plan index " << p << ", gap " << gap_ns;
+      EXPECT_EQ(end_state[p], end_state[0]) << "the generator where one-at-a-time draws leave it";
+    }
+  }
+}
+
+TEST(Queues, LotteryByWaitDrawsInProportionToWeightTimesTauPlusWait) {
+  // tau 2 s, 6,000 entries 50 ms apart: a VIP group of 1,024 slots spans about 150 s of the
+  // 300 s, so a member accepted without its own wait, or a wrong envelope, moves whole
+  // buckets. tau 60 s, 24,000 entries 12.5 ms apart: tau is a fifth of the longest wait, so a
+  // wrong share for the uniform pick does too.
+  expect_by_wait_proportions(2, 6000, 50, 5000);
+  expect_by_wait_proportions(60, 24000, 12.5, 10000);
 }
 
 TEST(Queues, LotteryByWaitWhereNobodyHasWaitedDrawsUniformly) {
-  // The class's total wait comes from sums of entry times, so when its members all entered
-  // now it can be a rounding residue above 0; with a tiny wait_scale_s that residue still
-  // sends a draw to the by-wait pick, whose longest wait is 0: it must take the uniform pick,
-  // not reject forever. Entered at t (then gone) and at now: the sum (t + now) - t, which
-  // rounds above or below now in about half of these cases.
+  // With a tiny wait_scale_s a weight is almost all wait. Two users entered now and one, in
+  // the same group, long before and gave up: the group's oldest entry must be read again, so
+  // the envelope of the waits is 0 and the draw a uniform pick; with the gone user's entry
+  // kept, nearly every candidate would be rejected, for ages. Both are drawn first about
+  // equally often.
   const auto s = scenario_from(lottery(R"(, "wait_scale_s": 1e-18)"));
-  std::size_t residues = 0;
-  for (std::int64_t k = 1; k <= 64; ++k) {
+  const int reps = 400;
+  int first_a = 0;
+  for (int k = 0; k < reps; ++k) {
     const std::int64_t now = 1000 * s_ns + k;
-    const std::int64_t t = 333 * s_ns + 333'333'333 + 7 * k;
-    const long double sum =
-        (static_cast<long double>(t) * 1e-9L + static_cast<long double>(now) * 1e-9L) -
-        static_cast<long double>(t) * 1e-9L;
-    residues += static_cast<double>(static_cast<long double>(now) * 1e-9L - sum) > 0;
     users u(s.policy, 2, 141, 142);
     queues q(s, u);
-    const auto gone = enter(s, u, q, t, 1);
-    const auto stays = enter(s, u, q, now, 1);
+    const auto gone = enter(s, u, q, 333 * s_ns, 1);
+    const auto a = enter(s, u, q, now, 1);
+    const auto b = enter(s, u, q, now, 1);
     q.remove(gone, now);
-    sim::rng r(static_cast<std::uint64_t>(k));
-    EXPECT_EQ(q.draw(r, now), stays);
+    sim::rng r(static_cast<std::uint64_t>(k) + 1);
+    const std::uint32_t first = q.draw(r, now);
+    ASSERT_TRUE(first == a || first == b);
+    first_a += first == a;
+    EXPECT_EQ(q.draw(r, now), first == a ? b : a);
     EXPECT_EQ(q.total(), 0u);
   }
-  EXPECT_GT(residues, 0u) << "no case left a residue: the test checks nothing";
+  EXPECT_NEAR(first_a, reps / 2.0, 5 * std::sqrt(reps * 0.25));  // Binomial, 5 sd
+}
+
+TEST(Queues, ALotteryWithoutPatienceKeepsNoSetPositions) {
+  // Only a user who gives up leaves other than by a draw. Without a patience no set position
+  // is kept (it would cost a write at random per draw), the draws still take everyone once,
+  // and a removal is refused as a logic error rather than corrupting a set.
+  for (const char* by_wait : {"", R"(, "wait_scale_s": 2)"}) {
+    const auto with = scenario_from(lottery(by_wait));
+    auto text = lottery(by_wait);
+    for (std::size_t at;
+         (at = text.find(R"(, "patience_s": {"dist": "exponential", "mean": 600})")) !=
+         std::string::npos;)
+      text.erase(at, std::string(R"(, "patience_s": {"dist": "exponential", "mean": 600})").size());
+    const auto without = scenario_from(text);
+    users u1(with.policy, 2, 161, 162), u2(without.policy, 2, 161, 162);
+    queues q1(with, u1), q2(without, u2);
+    std::vector<std::uint32_t> in;
+    for (std::int64_t i = 0; i < 3000; ++i) {
+      enter(with, u1, q1, i * 1'000'000, static_cast<std::uint32_t>(i % 2));
+      in.push_back(enter(without, u2, q2, i * 1'000'000, static_cast<std::uint32_t>(i % 2)));
+    }
+    EXPECT_GE(q1.memory_bytes(), q2.memory_bytes() + 3000 * sizeof(std::uint32_t)) << by_wait;
+    EXPECT_THROW(q2.remove(in[5], 4 * s_ns), std::logic_error);
+    sim::rng r(3);
+    std::vector<std::uint32_t> drawn;
+    while (q2.total() > 0) drawn.push_back(q2.draw(r, 4 * s_ns));
+    std::sort(drawn.begin(), drawn.end());
+    std::sort(in.begin(), in.end());
+    EXPECT_EQ(drawn, in) << by_wait;
+  }
 }
 
 TEST(Queues, ALotteryWithCreditsIsRefusedAtLoad) {
