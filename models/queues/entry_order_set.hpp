@@ -13,11 +13,15 @@
 // (queues::draw_by_wait). Slots of removed members are reclaimed once they are most of the
 // slots. The slots are read at random, so they sit on huge pages where the system allows
 // (sim/block_alloc.hpp).
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/block_alloc.hpp"
 
@@ -44,14 +48,14 @@ class entry_order_set {
         if (group == counts_[0].size()) counts_[0].push_back(0);
       }
       bits_.push_back(0);
-      word_count_.push_back(0);
+      if ((word & fan_mask) == 0) word_count_.resize(word_count_.size() + fan, 0);
       if ((slot & block_mask) == 0 && slot >> block_shift == blocks_.size())
         blocks_.push_back(sim::allocate_block<std::uint32_t>(block_size, sim::block_pages::huge));
     }
     at(slot) = user;
     ++size_;
     bits_.back() |= std::uint64_t{1} << (slot & word_mask);
-    ++word_count_.back();
+    ++word_count_[word];
     last_entry_ns_ = entry_ns;
     ++live_;
     if (counts_[0][group] == 0) live_lo_[group] = entry_ns;  // the group's oldest member
@@ -104,10 +108,36 @@ class entry_order_set {
     return i;
   }
   std::uint32_t select_word(std::size_t group, std::uint64_t& k) const {
-    const std::uint8_t* c = word_count_.data();
-    std::size_t i = group * fan;
+    const std::uint8_t* c = word_count_.data() + group * fan;
+#if defined(__SSE2__)
+    // Branch-free (the word of a draw is unpredictable): the 16 counts summed cumulatively in
+    // 16-bit lanes (a group holds at most 1,024), the first whose sum exceeds k found by a
+    // comparison mask.
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+    __m128i lo = _mm_unpacklo_epi8(b, zero);
+    __m128i hi = _mm_unpackhi_epi8(b, zero);
+    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 2));
+    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 2));
+    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 4));
+    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 4));
+    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 8));
+    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 8));
+    hi = _mm_add_epi16(hi, _mm_shuffle_epi32(_mm_shufflehi_epi16(lo, 0xff), 0xff));
+    const __m128i kv = _mm_set1_epi16(static_cast<short>(k));
+    const auto over = static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_packs_epi16(_mm_cmpgt_epi16(lo, kv), _mm_cmpgt_epi16(hi, kv))));
+    const auto i = static_cast<unsigned>(std::countr_zero(over));
+    alignas(16) std::uint16_t sums[fan];
+    _mm_store_si128(reinterpret_cast<__m128i*>(sums), lo);
+    _mm_store_si128(reinterpret_cast<__m128i*>(sums + fan / 2), hi);
+    k -= i == 0 ? 0 : sums[i - 1];
+    return static_cast<std::uint32_t>(group * fan + i);
+#else
+    std::size_t i = 0;
     for (; k >= c[i]; ++i) k -= c[i];
-    return static_cast<std::uint32_t>(i);
+    return static_cast<std::uint32_t>(group * fan + i);
+#endif
   }
   std::uint32_t slot_in_word(std::uint32_t word, std::uint64_t k) const {
     return static_cast<std::uint32_t>(word * word_bits + select_in_word(bits_[word], k));
@@ -219,13 +249,14 @@ class entry_order_set {
     size_ = to;
     const std::size_t words = (size_ + word_mask) / word_bits;
     bits_.assign(words, ~std::uint64_t{0});
-    word_count_.assign(words, static_cast<std::uint8_t>(word_bits));
+    word_count_.assign((words + fan_mask) / fan * fan, 0);  // whole groups: read 16 at a time
+    std::fill_n(word_count_.begin(), words, static_cast<std::uint8_t>(word_bits));
     group_first_ns_.resize((words + fan_mask) / fan);
     for (std::size_t g = 0; g < group_first_ns_.size(); ++g)
       group_first_ns_[g] = entry_ns(user_at(static_cast<std::uint32_t>(g * fan * word_bits)));
     if ((size_ & word_mask) != 0) {
       bits_.back() = (std::uint64_t{1} << (size_ & word_mask)) - 1;
-      word_count_.back() = static_cast<std::uint8_t>(size_ & word_mask);
+      word_count_[words - 1] = static_cast<std::uint8_t>(size_ & word_mask);
     }
     live_lo_ = group_first_ns_;  // every slot holds a member now
     counts_.assign(1, std::vector<std::uint32_t>((words + fan_mask) / fan + (words == 0), 0));
@@ -307,7 +338,7 @@ class entry_order_set {
   std::vector<std::unique_ptr<std::uint32_t[], sim::free_deleter>> blocks_;  // slot -> user
   std::size_t size_ = 0;                      // slots used (members and emptied ones)
   std::vector<std::uint64_t> bits_;           // per word: which of its slots hold a member
-  std::vector<std::uint8_t> word_count_;      // per word: its members
+  std::vector<std::uint8_t> word_count_;      // per word: its members (whole groups)
   std::vector<std::int64_t> group_first_ns_;  // per 16 words: the entry time of the first slot
   std::vector<std::int64_t> live_lo_;         // per 16 words: the entry time of the oldest member
   // counts_[l][i]: members in words [i 16^(l+1), (i + 1) 16^(l+1)) (level 0: per group);
