@@ -27,6 +27,40 @@
 
 namespace waitroom::models {
 
+namespace detail {
+// The first of 16 byte counts c whose running sum exceeds k (k below their sum, itself at most
+// 1,024), k becoming its rank there. Branch-free with SSE2 (a draw's word is unpredictable):
+// the running sums in 16-bit lanes, the first above k found by a comparison mask.
+inline unsigned select_in_16(const std::uint8_t* c, std::uint64_t& k) {
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+  __m128i lo = _mm_unpacklo_epi8(b, zero);
+  __m128i hi = _mm_unpackhi_epi8(b, zero);
+  lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 2));
+  hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 2));
+  lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 4));
+  hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 4));
+  lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 8));
+  hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 8));
+  hi = _mm_add_epi16(hi, _mm_shuffle_epi32(_mm_shufflehi_epi16(lo, 0xff), 0xff));
+  const __m128i kv = _mm_set1_epi16(static_cast<short>(k));
+  const auto over = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(lo, kv), _mm_cmpgt_epi16(hi, kv))));
+  const auto i = static_cast<unsigned>(std::countr_zero(over));
+  alignas(16) std::uint16_t sums[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(sums), lo);
+  _mm_store_si128(reinterpret_cast<__m128i*>(sums + 8), hi);
+  k -= i == 0 ? 0 : sums[i - 1];
+  return i;
+#else
+  unsigned i = 0;
+  for (; k >= c[i]; ++i) k -= c[i];
+  return i;
+#endif
+}
+}  // namespace detail
+
 class entry_order_set {
  public:
   // Sums of entry times over millions of members (GCC and Clang; __extension__ keeps
@@ -76,6 +110,7 @@ class entry_order_set {
   }
 
   std::size_t size() const { return live_; }
+  std::int64_t last_entry_ns() const { return last_entry_ns_; }
   bool empty() const { return live_ == 0; }
   std::uint32_t user_at(std::uint32_t slot) const {
     return blocks_[slot >> block_shift][slot & block_mask];
@@ -108,36 +143,8 @@ class entry_order_set {
     return i;
   }
   std::uint32_t select_word(std::size_t group, std::uint64_t& k) const {
-    const std::uint8_t* c = word_count_.data() + group * fan;
-#if defined(__SSE2__)
-    // Branch-free (the word of a draw is unpredictable): the 16 counts summed cumulatively in
-    // 16-bit lanes (a group holds at most 1,024), the first whose sum exceeds k found by a
-    // comparison mask.
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-    __m128i lo = _mm_unpacklo_epi8(b, zero);
-    __m128i hi = _mm_unpackhi_epi8(b, zero);
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 2));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 2));
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 4));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 4));
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 8));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 8));
-    hi = _mm_add_epi16(hi, _mm_shuffle_epi32(_mm_shufflehi_epi16(lo, 0xff), 0xff));
-    const __m128i kv = _mm_set1_epi16(static_cast<short>(k));
-    const auto over = static_cast<unsigned>(_mm_movemask_epi8(
-        _mm_packs_epi16(_mm_cmpgt_epi16(lo, kv), _mm_cmpgt_epi16(hi, kv))));
-    const auto i = static_cast<unsigned>(std::countr_zero(over));
-    alignas(16) std::uint16_t sums[fan];
-    _mm_store_si128(reinterpret_cast<__m128i*>(sums), lo);
-    _mm_store_si128(reinterpret_cast<__m128i*>(sums + fan / 2), hi);
-    k -= i == 0 ? 0 : sums[i - 1];
-    return static_cast<std::uint32_t>(group * fan + i);
-#else
-    std::size_t i = 0;
-    for (; k >= c[i]; ++i) k -= c[i];
-    return static_cast<std::uint32_t>(group * fan + i);
-#endif
+    return static_cast<std::uint32_t>(group * fan +
+                                      detail::select_in_16(word_count_.data() + group * fan, k));
   }
   std::uint32_t slot_in_word(std::uint32_t word, std::uint64_t k) const {
     return static_cast<std::uint32_t>(word * word_bits + select_in_word(bits_[word], k));

@@ -29,8 +29,10 @@ entry_order_set::u128 below_wide(sim::rng& r, entry_order_set::u128 n) {
   const auto high = static_cast<std::uint64_t>(n >> 64);
   if (high == 0) return r.below(static_cast<std::uint64_t>(n));
   const std::uint64_t mask = ~std::uint64_t{0} >> std::countl_zero(high);
-  for (;;) {  // accepted with probability over 1/2
-    const entry_order_set::u128 x = entry_order_set::u128{r.next() & mask} << 64 | r.next();
+  for (;;) {                                   // accepted with probability at least 1/2
+    const std::uint64_t hi = r.next() & mask;  // the high word first, on every compiler
+    const std::uint64_t lo = r.next();
+    const entry_order_set::u128 x = entry_order_set::u128{hi} << 64 | lo;
     if (x < n) return x;
   }
 }
@@ -186,6 +188,9 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
   const auto& w = selection_.class_weights;
   const double tau_ns = selection_.wait_scale_s * 1e9;
   const auto t = static_cast<std::uint64_t>(now);
+  for (const entry_order_set& set : wait_sets_)  // the waits below are unsigned
+    if (now < set.last_entry_ns())
+      throw std::logic_error("queues: a lottery draw before its last member's entry");
   double total = 0;
   for (std::size_t c = 0; c < w.size(); ++c) {
     envelope_[c] = wait_sets_[c].wait_envelope(t);

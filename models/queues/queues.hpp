@@ -86,11 +86,11 @@ class queues {
   std::uint32_t draw(sim::rng& r, std::int64_t now_ns);
   // The same draws, made up to max_planned ahead while the members' memory (random among
   // millions: a cache miss each) is fetched. Unweighted by wait, a draw's class and index
-  // depend only on the sets' sizes and the generator. Weighted by wait they depend on the
-  // waits the draws before removed, known only once those members are read: a draw is made
-  // from bounds on them (entry_order_set) when the bounds cannot change its outcome, and the
-  // plan ends before the first draw they could change. plan_draws(r, n, now) draws up to
-  // min(n, max_planned, total()) and returns how many (at least one when anyone waits); each
+  // depend only on the sets' sizes and the generator; weighted by wait, on the sets' counts
+  // and each group's oldest entry (entry_order_set), which the draws before update exactly
+  // without reading their members, so a plan ends early only where a set must be compacted
+  // (its slots move; compacted before the next plan's first draw). plan_draws(r, n, now) draws up
+  // to min(n, max_planned, total()) and returns how many (at least one when anyone waits); each
   // take_planned() then removes the next, exactly as draw() would have. Nothing may enter or
   // leave a set otherwise while a plan is pending, and take_planned() needs a pending draw
   // (both checked: std::logic_error).
@@ -137,8 +137,8 @@ class queues {
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
 
-  // Lottery: one unordered set per class and each user's index in it (set_pos_). Weighted by wait,
-  // one entry-order set per class instead (each user's slot in it).
+  // Lottery: one unordered set per class, or weighted by wait one entry-order set per class,
+  // and each user's index or slot in it (set_pos_, only with removals_).
   bool lottery_;
   bool by_wait_;
   // Only a class with a patience removes users other than by a draw: without one, no set

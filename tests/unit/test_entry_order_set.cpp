@@ -58,7 +58,7 @@ void expect_envelope(const entry_order_set& set, const std::vector<member>& ref,
     if (w == 0) continue;
     ASSERT_EQ(set.select_group_by_wait(upto[g], t), g);
     ASSERT_EQ(set.select_group_by_wait(upto[g] + w - 1, t), g);
-    const auto u = static_cast<u128>(r.below(static_cast<std::uint64_t>(total)));
+    const u128 u = (u128{r.next()} << 64 | r.next()) % total;
     const std::size_t found = set.select_group_by_wait(u, t);
     ASSERT_LT(found, lo.size());
     ASSERT_TRUE(upto[found] <= u &&
@@ -118,7 +118,11 @@ TEST(EntryOrderSet, SelectBoundsEnvelopeAndCompactionAgreeWithAPlainVector) {
       if (!gone[k]) ref[to++] = ref[k];
     ref.resize(to);
   };
-  const auto envelope_ok = [&] { expect_envelope(set, ref, pos, now + 5'000'000'000, r); };
+  // Also 30 days on: an envelope over 2^64 at 600,000 members.
+  const auto envelope_ok = [&] {
+    expect_envelope(set, ref, pos, now + 5'000'000'000, r);
+    expect_envelope(set, ref, pos, now + 30 * 86'400'000'000'000, r);
+  };
 
   push(600'000);  // 9,375 words, two blocks of slots, three levels of counts above the words
   expect_same(set, ref, pos, r);

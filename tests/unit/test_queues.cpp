@@ -129,9 +129,10 @@ std::vector<std::uint32_t> waiting_of(const queues& q) {
 // up between ticks), per bucket (class x tenth of the entry times) the number drawn is
 // compared with the sum of the bucket's probability at each draw: a martingale whose variance
 // is the sum of p (1 - p), so each bucket's z-score must stay within 4.5. Entries an
-// exponential gap_ms apart, a third of them VIPs (weight 5 against 1).
-void expect_by_wait_proportions(double tau_s, std::size_t n_users, double gap_ms,
-                                std::size_t draws) {
+// exponential gap_ms apart, a third of them VIPs (weight 5 against 1); the draws start
+// after_s after the last entry.
+void expect_by_wait_proportions(double tau_s, std::size_t n_users, double gap_ms, std::size_t draws,
+                                double after_s = 1) {
   const auto s = scenario_from(lottery(R"(, "wait_scale_s": )" + num(tau_s)));
   const double tau_ns = tau_s * 1e9;
   const std::vector<double> weights{5, 1};
@@ -166,7 +167,7 @@ void expect_by_wait_proportions(double tau_s, std::size_t n_users, double gap_ms
     entry_sum[bucket_of(i)] -= static_cast<double>(entry[i]);
   };
   std::vector<double> expected(buckets, 0), variance(buckets, 0), observed(buckets, 0);
-  std::int64_t now = span + s_ns;
+  auto now = span + static_cast<std::int64_t>(after_s * 1e9);
   sim::rng r(2027);
   std::vector<double> p(buckets);
   for (std::size_t drawn = 0; drawn < draws;) {
@@ -643,10 +644,13 @@ TEST(Queues, LotteryByWaitDrawsMadeAheadAreTheDrawsOfOneAtATime) {
 TEST(Queues, LotteryByWaitDrawsInProportionToWeightTimesTauPlusWait) {
   // tau 2 s, 6,000 entries 50 ms apart: a VIP group of 1,024 slots spans about 150 s of the
   // 300 s, so a member accepted without its own wait, or a wrong envelope, moves whole
-  // buckets. tau 60 s, 24,000 entries 12.5 ms apart: tau is a fifth of the longest wait, so a
-  // wrong share for the uniform pick does too.
+  // buckets. tau 60 s, 40,000 entries 7.5 ms apart: tau is a fifth of the longest wait, so a
+  // wrong share for the uniform pick does too, and the normal class's 26 groups need a level
+  // of sums above them. The same drawn 12 days after the last entry: the envelopes pass
+  // 2^64 (drawn from two words of the generator), the weights nearly equal.
   expect_by_wait_proportions(2, 6000, 50, 5000);
-  expect_by_wait_proportions(60, 24000, 12.5, 10000);
+  expect_by_wait_proportions(60, 40000, 7.5, 10000);
+  expect_by_wait_proportions(60, 40000, 7.5, 10000, 12 * 86400);
 }
 
 TEST(Queues, LotteryByWaitWhereNobodyHasWaitedDrawsUniformly) {
