@@ -69,7 +69,7 @@ void queues::remove(std::uint32_t user, std::int64_t now_ns) {
     check_no_plan();
     if (!removals_) throw std::logic_error("queues: a removal where no class has a patience");
     if (by_wait_) {
-      wait_sets_[c].erase(set_pos_[user], [&](std::uint32_t u) { return users_.entry_ns(u); });
+      wait_sets_[c].erase(set_pos_[user], entry_of());
       users_.set_list(user, users::no_list);
     } else {
       remove_from_set(c, set_pos_[user]);
@@ -156,6 +156,9 @@ std::size_t queues::plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_
   const auto m = static_cast<std::size_t>(std::min<std::uint64_t>({n, max_planned, queued_}));
   plan_.clear();
   plan_next_ = 0;
+  for (const entry_order_set& set : wait_sets_)  // the draws' waits are unsigned
+    if (now_ns < set.last_entry_ns())
+      throw std::logic_error("queues: a lottery draw before its last member's entry");
   while (plan_.size() < m && draw_by_wait(r, now_ns)) {
   }
   clear_taken(uncleared_count_);
@@ -183,14 +186,11 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
         [&](std::uint32_t user, std::uint32_t slot) {
           if (removals_) set_pos_[user] = slot;
         },
-        [&](std::uint32_t user) { return users_.entry_ns(user); });
+        entry_of());
   }
   const auto& w = selection_.class_weights;
   const double tau_ns = selection_.wait_scale_s * 1e9;
   const auto t = static_cast<std::uint64_t>(now);
-  for (const entry_order_set& set : wait_sets_)  // the waits below are unsigned
-    if (now < set.last_entry_ns())
-      throw std::logic_error("queues: a lottery draw before its last member's entry");
   double total = 0;
   for (std::size_t c = 0; c < w.size(); ++c) {
     envelope_[c] = wait_sets_[c].wait_envelope(t);
@@ -235,7 +235,7 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
     set.prefetch_word(word);
     if (oldest_in_group && set.group_count(group) > 0) {  // the group's envelope shrinks
       clear_taken(uncleared_count_);
-      set.refresh_group_lo(group, [&](std::uint32_t user) { return users_.entry_ns(user); });
+      set.refresh_group_lo(group, entry_of());
     }
     return true;
   }

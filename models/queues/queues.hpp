@@ -126,6 +126,10 @@ class queues {
   // One draw weighted by wait, its member taken from its set; false (nothing drawn, r
   // untouched) when a set must be compacted first and draws are pending.
   bool draw_by_wait(sim::rng& r, std::int64_t now_ns);
+  // A user's entry time, as the entry-order sets ask for it.
+  auto entry_of() const {
+    return [this](std::uint32_t user) { return users_.entry_ns(user); };
+  }
   // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.
   void clear_taken(std::size_t n);
 

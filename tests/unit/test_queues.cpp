@@ -680,6 +680,17 @@ TEST(Queues, LotteryByWaitWhereNobodyHasWaitedDrawsUniformly) {
   EXPECT_NEAR(first_a, reps / 2.0, 5 * std::sqrt(reps * 0.25));  // Binomial, 5 sd
 }
 
+TEST(Queues, ALotteryByWaitDrawBeforeTheLastEntryIsAnError) {
+  // Waits are unsigned in the draw: a draw dated before a member entered would wrap them.
+  const auto s = scenario_from(lottery(R"(, "wait_scale_s": 2)"));
+  users u(s.policy, 2, 171, 172);
+  queues q(s, u);
+  enter(s, u, q, 10 * s_ns, 0);
+  sim::rng r(1);
+  EXPECT_THROW(q.plan_draws(r, 1, 9 * s_ns), std::logic_error);
+  EXPECT_EQ(q.plan_draws(r, 1, 10 * s_ns), 1u);
+}
+
 TEST(Queues, ALotteryWithoutPatienceKeepsNoSetPositions) {
   // Only a user who gives up leaves other than by a draw. Without a patience no set position
   // is kept (it would cost a write at random per draw), the draws still take everyone once,
