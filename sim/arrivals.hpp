@@ -80,9 +80,11 @@ class class_mix {
   explicit class_mix(const std::vector<double>& shares);
   std::uint32_t draw(rng& r) const {
     if (cumulative_.size() <= 1) return 0;
-    double u = r.uniform01();
+    const double u = r.uniform01();
+    // Counted rather than searched: the class is random, so a search's exit would mispredict.
+    // The sums do not decrease, so those at most u are the classes before the one drawn.
     std::uint32_t i = 0;
-    while (u >= cumulative_[i]) ++i;
+    for (std::size_t j = 0; j + 1 < cumulative_.size(); ++j) i += u >= cumulative_[j] ? 1 : 0;
     return i;
   }
 

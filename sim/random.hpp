@@ -31,6 +31,9 @@ constexpr std::uint64_t stable_hash(std::string_view s) {
 }
 
 class rng {
+  // __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.
+  __extension__ typedef unsigned __int128 u128;
+
  public:
   rng(std::uint64_t seed, std::uint64_t replication, std::string_view stream);
   explicit rng(std::uint64_t seed) : rng(seed, 0, "") {}
@@ -51,13 +54,22 @@ class rng {
   double uniform01() { return unit_from_hash(next()); }
   // Uniform on (0, 1]: safe to take the logarithm of.
   double uniform_open0() { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }
-  // Unbiased integer in [0, n) (Lemire's multiply-and-reject).
-  std::uint64_t below(std::uint64_t n);
+  // Unbiased integer in [0, n) (Lemire's multiply-and-reject). Inline, its rare rejections
+  // out of line: a lottery's draw makes up to three of these.
+  std::uint64_t below(std::uint64_t n) {
+    if (n == 0) return 0;
+    const u128 m = static_cast<u128>(next()) * n;
+    if (static_cast<std::uint64_t>(m) < n) [[unlikely]]
+      return below_rejecting(n, m);
+    return static_cast<std::uint64_t>(m >> 64);
+  }
 
   // Same state: the same draws from here on.
   friend bool operator==(const rng&, const rng&) = default;
 
  private:
+  // below()'s tail when the product's low word falls under n (probability n / 2^64).
+  std::uint64_t below_rejecting(std::uint64_t n, u128 m);
   static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
 };

@@ -14,6 +14,7 @@
 // slots. The slots are read at random, so they sit on huge pages where the system allows
 // (sim/block_alloc.hpp).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -58,6 +59,33 @@ inline unsigned select_in_16(const std::uint8_t* c, std::uint64_t& k) {
   for (; k >= c[i]; ++i) k -= c[i];
   return i;
 #endif
+}
+
+// select_in_byte[r * 256 + b]: the position of the r-th set bit of byte b (r below its count).
+inline constexpr std::array<std::uint8_t, 8 * 256> select_in_byte = [] {
+  std::array<std::uint8_t, 8 * 256> t{};
+  for (unsigned b = 0; b < 256; ++b)
+    for (unsigned i = 0, r = 0; i < 8; ++i)
+      if ((b >> i) & 1) t[(r++ << 8) | b] = static_cast<std::uint8_t>(i);
+  return t;
+}();
+
+// The position of the k-th set bit (k < its count). Broadword and branch-free (k is
+// random: a loop would mispredict), as the build targets baseline x86-64, without popcnt
+// or pdep: the bytes' counts summed cumulatively by one multiplication, the bytes whose sum
+// is at most k counted by a subtraction per byte, then a table for the bit in the byte.
+inline unsigned select_in_word(std::uint64_t bits, std::uint64_t k) {
+  constexpr std::uint64_t ones = 0x0101010101010101;
+  constexpr std::uint64_t highs = 0x8080808080808080;
+  std::uint64_t s = bits - ((bits >> 1) & 0x5555555555555555);
+  s = (s & 0x3333333333333333) + ((s >> 2) & 0x3333333333333333);
+  s = ((s + (s >> 4)) & 0x0f0f0f0f0f0f0f0f) * ones;  // byte i: bytes 0..i
+  // Byte i gets its high bit when sum_i <= k (both below 128: no borrow between bytes).
+  const std::uint64_t at_most_k = ((k * ones | highs) - s) & highs;
+  const auto byte = static_cast<unsigned>(((at_most_k >> 7) * ones) >> 56);
+  const std::uint64_t before = ((s << 8) >> (8 * byte)) & 0xff;  // bits in earlier bytes
+  const std::uint64_t in_byte = (bits >> (8 * byte)) & 0xff;
+  return 8 * byte + select_in_byte[((k - before) << 8) | in_byte];
 }
 }  // namespace detail
 
@@ -147,7 +175,7 @@ class entry_order_set {
                                       detail::select_in_16(word_count_.data() + group * fan, k));
   }
   std::uint32_t slot_in_word(std::uint32_t word, std::uint64_t k) const {
-    return static_cast<std::uint32_t>(word * word_bits + select_in_word(bits_[word], k));
+    return static_cast<std::uint32_t>(word * word_bits + detail::select_in_word(bits_[word], k));
   }
   void take(std::uint32_t word) {
     --word_count_[word];
@@ -186,25 +214,13 @@ class entry_order_set {
   // The envelope of the members' waits at `now` (not before any entry): the sum over groups
   // of members x (now - the group's oldest entry).
   u128 wait_envelope(std::uint64_t now) const { return u128{live_} * now - sum_; }
-  // The group holding unit u of the wait envelope (u < wait_envelope(now)).
+  // The group holding unit u of the wait envelope (u < wait_envelope(now)). While the envelope
+  // is below 2^64 (the usual case), so is every part of it, and count x now - sum taken modulo
+  // 2^64 is exact: the same descent in single words.
   std::size_t select_group_by_wait(u128 u, std::uint64_t now) const {
-    std::size_t i = 0;
-    for (std::size_t l = counts_.size(); l-- > 1; i *= fan) {
-      const std::uint32_t* c = counts_[l].data();
-      const u128* s = sums_[l].data();
-      for (;; ++i) {
-        const u128 w = u128{c[i]} * now - s[i];
-        if (u < w) break;
-        u -= w;
-      }
-    }
-    const std::uint32_t* c = counts_[0].data();
-    const std::int64_t* lo = live_lo_.data();
-    for (;; ++i) {
-      const u128 w = u128{c[i]} * (now - static_cast<std::uint64_t>(lo[i]));
-      if (u < w) return i;
-      u -= w;
-    }
+    if (static_cast<std::uint64_t>(wait_envelope(now) >> 64) == 0)
+      return descend_by_wait<std::uint64_t>(static_cast<std::uint64_t>(u), now);
+    return descend_by_wait<u128>(u, now);
   }
   // The group's oldest entry read again from its first member (none of its members pending),
   // after its oldest was taken or erased; entry_ns(user) gives a member's entry time.
@@ -310,19 +326,25 @@ class entry_order_set {
                                      static_cast<std::size_t>(std::countr_zero(b))));
   }
 
-  // The position of the k-th set bit (k < its count). Broadword (the bytes' counts summed
-  // cumulatively by one multiplication), as the build targets baseline x86-64, where
-  // std::popcount is a library call.
-  static unsigned select_in_word(std::uint64_t bits, std::uint64_t k) {
-    std::uint64_t s = bits - ((bits >> 1) & 0x5555555555555555);
-    s = (s & 0x3333333333333333) + ((s >> 2) & 0x3333333333333333);
-    s = ((s + (s >> 4)) & 0x0f0f0f0f0f0f0f0f) * 0x0101010101010101;  // byte i: bytes 0..i
-    unsigned byte = 0;
-    while (((s >> (8 * byte)) & 0xff) <= k) ++byte;
-    if (byte > 0) k -= (s >> (8 * (byte - 1))) & 0xff;
-    std::uint64_t b = (bits >> (8 * byte)) & 0xff;
-    for (; k > 0; --k) b &= b - 1;
-    return 8 * byte + static_cast<unsigned>(std::countr_zero(b));
+  template <class Word>
+  std::size_t descend_by_wait(Word u, std::uint64_t now) const {
+    std::size_t i = 0;
+    for (std::size_t l = counts_.size(); l-- > 1; i *= fan) {
+      const std::uint32_t* c = counts_[l].data();
+      const u128* s = sums_[l].data();
+      for (;; ++i) {
+        const Word w = Word{c[i]} * now - static_cast<Word>(s[i]);
+        if (u < w) break;
+        u -= w;
+      }
+    }
+    const std::uint32_t* c = counts_[0].data();
+    const std::int64_t* lo = live_lo_.data();
+    for (;; ++i) {
+      const Word w = Word{c[i]} * (now - static_cast<std::uint64_t>(lo[i]));
+      if (u < w) return i;
+      u -= w;
+    }
   }
 
   // The top level holds more than `fan` counts: one more above it.

@@ -130,6 +130,8 @@ class queues {
   auto entry_of() const {
     return [this](std::uint32_t user) { return users_.entry_ns(user); };
   }
+  // A by-wait class's envelope and weight at now_ns, after its members changed.
+  void weigh(std::size_t user_class, std::int64_t now_ns);
   // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.
   void clear_taken(std::size_t n);
 
@@ -151,7 +153,10 @@ class queues {
   std::vector<std::vector<std::uint32_t>> sets_;
   std::vector<entry_order_set> wait_sets_;
   sim::serial_table<std::uint32_t> set_pos_;
-  std::vector<entry_order_set::u128> envelope_;  // per class, scratch of draw_by_wait
+  // Per class, of draw_by_wait: the envelope of the waits (also as a double) and the class's
+  // weight, set by weigh() at a plan's start and after each change.
+  std::vector<entry_order_set::u128> envelope_;
+  std::vector<double> envelope_d_;
   std::vector<double> weight_;
   struct uncleared {  // a draw made ahead whose member is taken but not cleared (no slot yet)
     std::uint32_t plan_index, user_class, word, rank;

@@ -223,3 +223,39 @@ TEST(EntryOrderSet, AMemberEnteringBeforeTheLastIsAnError) {
 }
 
 }  // namespace
+
+// The branch-free searches against plain loops: the k-th set bit of a word (every k, words
+// of every density), and the word of 16 byte counts holding rank k.
+TEST(EntryOrderSet, BranchFreeSelectsAgreeWithLoops) {
+  waitroom::sim::rng r(17);
+  for (int t = 0; t < 20'000; ++t) {
+    std::uint64_t bits = r.next();
+    const int density = t % 4;  // sparse, dense and in between
+    if (density == 0) bits &= r.next() & r.next();
+    if (density == 1) bits |= r.next() | r.next();
+    if (t == 0) bits = ~std::uint64_t{0};
+    if (t == 1) bits = std::uint64_t{1} << 63;
+    std::vector<unsigned> positions;
+    for (unsigned i = 0; i < 64; ++i)
+      if ((bits >> i) & 1) positions.push_back(i);
+    for (std::uint64_t k = 0; k < positions.size(); ++k)
+      ASSERT_EQ(waitroom::models::detail::select_in_word(bits, k), positions[k])
+          << "bits " << bits << " k " << k;
+  }
+  for (int t = 0; t < 2'000; ++t) {
+    std::uint8_t counts[16];
+    unsigned sum = 0;
+    for (auto& c : counts) {
+      c = static_cast<std::uint8_t>(r.below(t % 2 == 0 ? 65 : 3));
+      sum += c;
+    }
+    for (std::uint64_t k = 0; k < sum; ++k) {
+      std::uint64_t expected_k = k;
+      unsigned expected = 0;
+      while (expected_k >= counts[expected]) expected_k -= counts[expected++];
+      std::uint64_t got_k = k;
+      ASSERT_EQ(waitroom::models::detail::select_in_16(counts, got_k), expected);
+      ASSERT_EQ(got_k, expected_k);
+    }
+  }
+}
