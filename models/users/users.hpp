@@ -35,8 +35,8 @@ class users {
   std::uint32_t add(std::int64_t now_ns, std::uint32_t user_class, bool boosted) {
     const std::uint32_t user = next_++;
     entry_ns_.push(user, now_ns, random_access_);
-    class_of_.push(user, static_cast<std::uint8_t>(user_class | (boosted ? boosted_bit : 0)));
-    list_of_.push(user, no_list);
+    tags_.push(user,
+               {static_cast<std::uint8_t>(user_class | (boosted ? boosted_bit : 0)), no_list});
     std::size_t empty = 0;
     if (liveness_.born(user, empty)) free_block(empty);
     return user;
@@ -48,18 +48,18 @@ class users {
   // False once the user's block was freed: every user in it has left.
   bool alive(std::uint32_t user) const { return entry_ns_.has(user); }
   // Alive and in a list (or a lottery set).
-  bool waiting(std::uint32_t user) const { return alive(user) && list_of_[user] != no_list; }
+  bool waiting(std::uint32_t user) const { return alive(user) && tags_[user].list != no_list; }
 
   std::int64_t entry_ns(std::uint32_t user) const { return entry_ns_[user]; }
-  std::uint32_t cls(std::uint32_t user) const { return class_of_[user] & class_mask; }
-  bool boosted(std::uint32_t user) const { return (class_of_[user] & boosted_bit) != 0; }
+  std::uint32_t cls(std::uint32_t user) const { return tags_[user].class_bits & class_mask; }
+  bool boosted(std::uint32_t user) const { return (tags_[user].class_bits & boosted_bit) != 0; }
   // The class a user is scored as: its own, or one past the classes once boosted.
   std::uint32_t score_class(std::uint32_t user) const {
     return boosted(user) ? classes_ : cls(user);
   }
-  void boost(std::uint32_t user) { class_of_[user] |= boosted_bit; }
-  std::uint8_t list_of(std::uint32_t user) const { return list_of_[user]; }
-  void set_list(std::uint32_t user, std::uint8_t list) { list_of_[user] = list; }
+  void boost(std::uint32_t user) { tags_[user].class_bits |= boosted_bit; }
+  std::uint8_t list_of(std::uint32_t user) const { return tags_[user].list; }
+  void set_list(std::uint32_t user, std::uint8_t list) { tags_[user].list = list; }
 
   std::uint64_t token_of(std::uint32_t user) const { return sim::mix64(user ^ token_salt_); }
   double score_of(std::uint32_t user) const {
@@ -70,16 +70,13 @@ class users {
   // A hint: the user's fields are read soon (a lottery's draws made ahead).
   [[gnu::always_inline]] void prefetch(std::uint32_t user) const {  // see serial_table
     entry_ns_.prefetch(user);
-    class_of_.prefetch(user);
-    list_of_.prefetch(user);
+    tags_.prefetch(user);
   }
 
   // Another table indexed by serial (a lottery's set positions) freed with these.
   void attach(sim::serial_table<std::uint32_t>* extra) { extra_ = extra; }
 
-  std::size_t memory_bytes() const {
-    return entry_ns_.memory_bytes() + class_of_.memory_bytes() + list_of_.memory_bytes();
-  }
+  std::size_t memory_bytes() const { return entry_ns_.memory_bytes() + tags_.memory_bytes(); }
 
  private:
   // A temporary-VIP credit is a bit in the class byte, so at most 127 classes.
@@ -88,8 +85,7 @@ class users {
 
   void free_block(std::size_t b) {
     entry_ns_.free_block(b);
-    class_of_.free_block(b);
-    list_of_.free_block(b);
+    tags_.free_block(b);
     if (extra_) extra_->free_block(b);
   }
 
@@ -99,8 +95,13 @@ class users {
   std::uint32_t next_ = 0;
   bool random_access_;  // beside next_, in what was padding
   sim::serial_table<std::int64_t> entry_ns_;
-  sim::serial_table<std::uint8_t> class_of_;
-  sim::serial_table<std::uint8_t> list_of_;
+  // A user's class byte and list side by side: a draw at random reads both, one cache line
+  // (and one page) rather than two.
+  struct tag {
+    std::uint8_t class_bits;  // the class, and boosted_bit
+    std::uint8_t list;
+  };
+  sim::serial_table<tag> tags_;
   sim::block_liveness liveness_;
   sim::serial_table<std::uint32_t>* extra_ = nullptr;
 };
