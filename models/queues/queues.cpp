@@ -201,7 +201,7 @@ bool queues::draw_by_wait(sim::rng& r, std::int64_t now) {
     weigh(c, now);
   }
   const auto& w = selection_.class_weights;
-  const double tau_ns = selection_.wait_scale_s * 1e9;
+  const double tau_ns = wait_scale_ns();
   const auto t = static_cast<std::uint64_t>(now);
   double total = 0;
   for (std::size_t c = 0; c < w.size(); ++c) total += weight_[c];
@@ -252,8 +252,7 @@ void queues::weigh(std::size_t c, std::int64_t now_ns) {
   envelope_[c] = wait_sets_[c].wait_envelope(static_cast<std::uint64_t>(now_ns));
   envelope_d_[c] = to_double(envelope_[c]);
   weight_[c] = selection_.class_weights[c] *
-               (static_cast<double>(wait_sets_[c].size()) * (selection_.wait_scale_s * 1e9) +
-                envelope_d_[c]);
+               (static_cast<double>(wait_sets_[c].size()) * wait_scale_ns() + envelope_d_[c]);
 }
 
 void queues::clear_taken(std::size_t n) {

@@ -130,6 +130,8 @@ class queues {
   auto entry_of() const {
     return [this](std::uint32_t user) { return users_.entry_ns(user); };
   }
+  // tau of the lottery by wait, in nanoseconds: a member weighs w_c (tau + its wait).
+  double wait_scale_ns() const { return selection_.wait_scale_s * 1e9; }
   // A by-wait class's envelope and weight at now_ns, after its members changed.
   void weigh(std::size_t user_class, std::int64_t now_ns);
   // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.

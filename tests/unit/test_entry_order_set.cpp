@@ -222,8 +222,6 @@ TEST(EntryOrderSet, AMemberEnteringBeforeTheLastIsAnError) {
   EXPECT_EQ(set.size(), 2u);
 }
 
-}  // namespace
-
 // The branch-free searches against plain loops: the k-th set bit of a word (every k, words
 // of every density), and the word of 16 byte counts holding rank k.
 TEST(EntryOrderSet, BranchFreeSelectsAgreeWithLoops) {
@@ -259,3 +257,5 @@ TEST(EntryOrderSet, BranchFreeSelectsAgreeWithLoops) {
     }
   }
 }
+
+}  // namespace
