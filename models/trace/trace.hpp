@@ -57,18 +57,18 @@ class tracer {
   }
   bool on() const { return sink_ != nullptr; }
 
+  // Called on every state change: with tracing off, one load and a branch inline (the
+  // compiler had kept the whole line out of line, a call per change); the writing is cold.
   void line(std::uint32_t user, std::uint32_t user_class, const char* action, std::int32_t list) {
-    if (!sink_ || !filter_.accepts(sim_.now().ns(), user)) return;
-    sink_->write(
-        {sim_.now().ns(), user, users_.token_of(user), user_class, action, list, queues_.total()});
+    if (sink_) [[unlikely]]
+      write_line(user, user_class, action, list);
   }
   // A visit that never entered the queue (admitted at once, or refused): serials and tokens
   // belong to queued users only, so the line carries neither (it used to carry the next
   // queued user's, which --trace-users then matched).
   void unqueued_line(std::uint32_t user_class, const char* action) {
-    if (!sink_ || !filter_.accepts(sim_.now().ns(), trace_event::unqueued)) return;
-    sink_->write(
-        {sim_.now().ns(), trace_event::unqueued, 0, user_class, action, -1, queues_.total()});
+    if (sink_) [[unlikely]]
+      write_unqueued_line(user_class, action);
   }
   // Notes a released user's class for the lines that follow it.
   void remember(std::uint32_t user, std::uint32_t user_class) {
@@ -85,6 +85,19 @@ class tracer {
   }
 
  private:
+  [[gnu::noinline, gnu::cold]] void write_line(std::uint32_t user, std::uint32_t user_class,
+                                               const char* action, std::int32_t list) {
+    if (!filter_.accepts(sim_.now().ns(), user)) return;
+    sink_->write(
+        {sim_.now().ns(), user, users_.token_of(user), user_class, action, list, queues_.total()});
+  }
+  [[gnu::noinline, gnu::cold]] void write_unqueued_line(std::uint32_t user_class,
+                                                        const char* action) {
+    if (!filter_.accepts(sim_.now().ns(), trace_event::unqueued)) return;
+    sink_->write(
+        {sim_.now().ns(), trace_event::unqueued, 0, user_class, action, -1, queues_.total()});
+  }
+
   const sim::simulator& sim_;
   const users& users_;
   const queues& queues_;
