@@ -8,7 +8,15 @@
 // crowd: 12% of the samples, docs/perf.md). A short list (a priority M/M/1 holds a few
 // users) and a list of one class stay one set: there a merge costs more than it saves.
 // Tokens are distinct (a bijection of the user's serial), so the merge has no ties.
+// Shorter still (up to short_capacity users), the list is a small sorted array and no tree:
+// an arrival scans back from the tail (one comparison for an append; a VIP passes the few
+// users ahead of it), a release takes the head. A tree's routing, finger and leaf shifts cost
+// a priority M/M/1 more than the rest of its queue (issue 13: a throwaway build holding its
+// list as two FIFOs ran 1.5x as fast). Past that length the users move into the tree, and back once
+// it is empty.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -29,12 +37,24 @@ class split_list {
   // The length at which a list splits into sets by score class (and stays split).
   static constexpr std::uint64_t split_at = 1024;
 
+  // The length up to which the list is a small sorted array (short_list() true).
+  static constexpr std::uint32_t short_capacity = 64;
+
   std::uint64_t size() const { return size_; }
   bool split() const { return split_; }
+  bool short_list() const { return short_; }
 
   // ZADD of a user not in the list.
   [[gnu::always_inline]] void add(double score, std::uint32_t user) {
     const std::uint32_t c = owner_->score_class(user);
+    if (short_) {
+      if (short_n_ < short_capacity) {
+        add_short(score, user);
+        classes_seen_ |= std::uint64_t{1} << std::min<std::uint32_t>(c, 63);
+        return;
+      }
+      to_tree();
+    }
     auto& s = sets_[split_ ? c : 0];
     size_ += static_cast<std::uint64_t>((s ? *s : make_set(s)).zadd(score, user));
     if (!split_) {
@@ -46,8 +66,13 @@ class split_list {
   }
   // ZREM (nothing when the user is not in the list).
   void remove(std::uint32_t user) {
+    if (short_) {
+      remove_short(user);
+      return;
+    }
     if (const auto& s = sets_[split_ ? owner_->score_class(user) : 0])
       size_ -= static_cast<std::uint64_t>(s->zrem(user));
+    if (size_ == 0 && !split_) short_ = true;
   }
 
   // ZPOPMIN of up to n users: f(user) for each in order, after the user left the set.
@@ -56,12 +81,27 @@ class split_list {
     n = std::min(n, size_);
     if (n == 0) return 0;
     size_ -= n;
-    if (!split_) return sets_[0]->pop_min(n, [&](std::uint32_t user, double) { f(user); });
+    if (short_) {
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const std::uint32_t user = short_id_[short_head_++];
+        owner_->set_list(user, derived_store<Owner>::no_list);  // gone before f, as ZPOPMIN's
+        f(user);
+      }
+      short_n_ -= static_cast<std::uint32_t>(n);
+      if (short_n_ == 0) short_head_ = 0;
+      return n;
+    }
+    if (!split_) {
+      n = sets_[0]->pop_min(n, [&](std::uint32_t user, double) { f(user); });
+      if (size_ == 0) short_ = true;  // the tree is empty: short again
+      return n;
+    }
     return pop_merged(n, f);
   }
 
   // ZRANK of a user in the list.
   std::uint64_t rank(std::uint32_t user, double score) const {
+    if (short_) return short_index(user) - short_head_;
     std::uint64_t r = 0;
     for (const auto& s : sets_)
       if (s) r += s->tree().rank(score, user);
@@ -70,12 +110,17 @@ class split_list {
 
   // The first user (the list is not empty).
   [[gnu::always_inline]] std::uint32_t head_user() const {
+    if (short_) return short_id_[short_head_];
     return split_ ? split_head() : sets_[0]->tree().at(0).id;
   }
 
   // f(user) for every user, in the list's order.
   template <class F>
   void for_each(F&& f) const {
+    if (short_) {
+      for (std::uint32_t i = short_head_; i < short_head_ + short_n_; ++i) f(short_id_[i]);
+      return;
+    }
     std::vector<reader> rs;
     for (const auto& s : sets_)
       if (s && s->zcard() > 0) rs.push_back({&s->tree(), s->tree().pending_in_order()});
@@ -91,13 +136,81 @@ class split_list {
   }
 
   std::size_t memory_bytes() const {
-    std::size_t b = sets_.capacity() * sizeof(sets_[0]) + heads_.capacity() * sizeof(head);
+    std::size_t b = sets_.capacity() * sizeof(sets_[0]) + heads_.capacity() * sizeof(head) +
+                    sizeof(short_score_) + sizeof(short_id_);
     for (const auto& s : sets_)
       if (s) b += s->memory_bytes();
     return b;
   }
 
  private:
+  // Whether (sa, ia) comes after (sb, ib) in the sorted set: by score, then by token.
+  bool after(double sa, std::uint32_t ia, double sb, std::uint32_t ib) const {
+    if (sa != sb) return sa > sb;
+    return owner_->token_of(ia) > owner_->token_of(ib);
+  }
+  // An insert into the short array (not full): scanned back from the tail.
+  [[gnu::always_inline]] void add_short(double score, std::uint32_t user) {
+    if (std::isnan(score)) [[unlikely]]
+      not_a_float();
+    if (owner_->list_of(user) == list_) [[unlikely]]
+      remove_short(user);  // ZADD of a member: a new score
+    if (short_head_ + short_n_ == short_capacity) [[unlikely]]
+      compact_short();
+    std::uint32_t i = short_head_ + short_n_;
+    while (i > short_head_ && after(short_score_[i - 1], short_id_[i - 1], score, user)) {
+      short_score_[i] = short_score_[i - 1];
+      short_id_[i] = short_id_[i - 1];
+      --i;
+    }
+    short_score_[i] = score;
+    short_id_[i] = user;
+    ++short_n_;
+    ++size_;
+    owner_->set_list(user, list_);
+  }
+  // The free room is before the head: the entries move down to the start.
+  [[gnu::noinline]] void compact_short() {
+    std::copy_n(short_score_.begin() + short_head_, short_n_, short_score_.begin());
+    std::copy_n(short_id_.begin() + short_head_, short_n_, short_id_.begin());
+    short_head_ = 0;
+  }
+  // The position of a user of the short array (its end when absent).
+  std::uint32_t short_index(std::uint32_t user) const {
+    const std::uint32_t end = short_head_ + short_n_;
+    std::uint32_t i = short_head_;
+    while (i < end && short_id_[i] != user) ++i;
+    return i;
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void not_a_float() {
+    throw zset_error("ERR value is not a valid float");  // as ZADD
+  }
+  // ZREM from the short array (nothing when the user is not in the list). Out of line: the
+  // arrival's insert inlines where it is called, and ZADD's with it.
+  [[gnu::noinline]] void remove_short(std::uint32_t user) {
+    if (owner_->list_of(user) != list_) return;
+    const std::uint32_t end = short_head_ + short_n_;
+    for (std::uint32_t i = short_index(user); i + 1 < end; ++i) {
+      short_score_[i] = short_score_[i + 1];
+      short_id_[i] = short_id_[i + 1];
+    }
+    --short_n_;
+    --size_;
+    if (short_n_ == 0) short_head_ = 0;
+    owner_->set_list(user, derived_store<Owner>::no_list);
+  }
+  // The short array is full: its users go into the tree, in order (appends).
+  [[gnu::noinline]] void to_tree() {
+    auto& s = sets_[0];
+    if (!s) make_set(s);
+    for (std::uint32_t i = short_head_; i < short_head_ + short_n_; ++i) {
+      owner_->set_list(short_id_[i], derived_store<Owner>::no_list);  // so ZADD adds it
+      move_in(*s, short_score_[i], short_id_[i]);
+    }
+    short_ = false;
+    short_head_ = short_n_ = 0;
+  }
+
   // The pop of a split list: n (<= size) users, size_ already counted down.
   template <class F>
   std::uint64_t pop_merged(std::uint64_t n, F& f) {
@@ -227,6 +340,11 @@ class split_list {
     }
   };
 
+  // The ZADD of a user moved between sets, one call for both moves: with more than one
+  // call site of ZADD besides add(), the compiler stopped inlining it there.
+  [[gnu::noinline]] static void move_in(set_type& s, double score, std::uint32_t user) {
+    s.zadd(score, user);
+  }
   [[gnu::noinline]] set_type& make_set(std::unique_ptr<set_type>& s) {
     s = std::make_unique<set_type>(owner_, list_);
     return *s;
@@ -243,12 +361,17 @@ class split_list {
     for (const zentry& e : all) {
       old->zrem(e.id);  // out of the list for the store, so the zadd below adds
       auto& s = sets_[owner_->score_class(e.id)];
-      (s ? *s : make_set(s)).zadd(e.score, e.id);
+      move_in(s ? *s : make_set(s), e.score, e.id);
     }
   }
 
   Owner* owner_;
   std::uint8_t list_;
+  bool short_ = true;  // the users are short_id_[short_head_, short_head_ + short_n_)
+  std::uint32_t short_head_ = 0;
+  std::uint32_t short_n_ = 0;
+  std::array<double, short_capacity> short_score_;
+  std::array<std::uint32_t, short_capacity> short_id_;
   bool split_ = false;
   std::uint64_t classes_seen_ = 0;  // while one set: a bit per score class added (63: above)
   std::vector<std::unique_ptr<set_type>> sets_;  // by score class, made at first use

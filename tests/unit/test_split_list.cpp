@@ -146,6 +146,70 @@ TEST(SplitList, SplitsWhenLong) {
   EXPECT_EQ(one.scan(), one.ref_scan());
 }
 
+// Up to short_capacity users the list is a small sorted array; one more moves them into the
+// tree, which holds the list until it is empty. Each form must order ties by token, take
+// cut-ins, removals from the middle and pops as the one sorted set does, also after its head
+// has moved on (the array's entries then move down to make room at its tail).
+TEST(SplitList, ShortArrayUntilFullThenTreeUntilEmpty) {
+  constexpr std::uint32_t cap = split_list<fake_users>::short_capacity;
+  waitroom::sim::rng r(5);
+  pair_of_lists p;
+  auto check = [&](const char* when) {
+    ASSERT_EQ(p.scan(), p.ref_scan()) << when;
+    ASSERT_EQ(p.split.size(), p.ref.zcard()) << when;
+    if (p.ref.zcard() == 0) return;
+    ASSERT_EQ(p.split.head_user(), p.ref.tree().at(0).id) << when;
+    for (std::uint32_t u : p.waiting)
+      ASSERT_EQ(p.split.rank(u, p.a.score_of(u)), *p.ref.zrank(u)) << when;
+  };
+  auto pop = [&](std::uint64_t n) {
+    std::vector<std::uint32_t> got, want;
+    p.split.pop_min(n, [&](std::uint32_t u) { got.push_back(u); });
+    p.ref.pop_min(n, [&](std::uint32_t u, double) { want.push_back(u); });
+    ASSERT_EQ(got, want);
+    std::erase_if(p.waiting, [&](std::uint32_t u) {
+      return p.b.list_of(u) == derived_store<fake_users>::no_list;
+    });
+  };
+  for (int round = 0; round < 3; ++round) {
+    // Scores from few values: many ties, ordered by token; classes in any order.
+    for (std::uint32_t i = 0; i < cap - 1; ++i)
+      p.add(static_cast<double>(r.below(8)), static_cast<std::uint32_t>(r.below(3)));
+    ASSERT_TRUE(p.split.short_list());
+    check("short, one below full");
+    // The head moves on, then arrivals need the room it left: the entries move down.
+    pop(5);
+    p.remove_at(3);
+    for (int i = 0; i < 7; ++i) p.add(static_cast<double>(r.below(8)), 1);
+    ASSERT_TRUE(p.split.short_list());
+    ASSERT_EQ(p.split.size(), cap);
+    check("short and full, after pops");
+    p.add(3.0, 0);  // one more: into the tree
+    ASSERT_FALSE(p.split.short_list());
+    check("in the tree");
+    for (int i = 0; i < 40; ++i) p.add(static_cast<double>(r.below(8)), 2);
+    pop(cap);
+    ASSERT_FALSE(p.split.short_list());  // not empty yet: still the tree
+    check("tree, after a pop");
+    if (round == 1) {  // emptied by removals rather than a pop
+      while (!p.waiting.empty()) p.remove_at(0);
+    } else {
+      pop(p.split.size());
+    }
+    ASSERT_EQ(p.split.size(), 0u);
+    ASSERT_TRUE(p.split.short_list());
+    check("empty");
+  }
+  // A NaN score is refused as ZADD refuses it, and the list is unchanged.
+  p.add(1.0, 0);
+  p.a.list.push_back(derived_store<fake_users>::no_list);
+  p.a.score.push_back(std::nan(""));
+  p.a.score_class_of.push_back(0);
+  EXPECT_THROW(p.split.add(std::nan(""), static_cast<std::uint32_t>(p.a.list.size() - 1)),
+               zset_error);
+  EXPECT_EQ(p.split.size(), 1u);
+}
+
 // Removing a user not in the list changes nothing.
 TEST(SplitList, RemovesOnlyAUserOfTheList) {
   pair_of_lists p;
