@@ -83,11 +83,12 @@ class split_list {
     size_ -= n;
     if (short_) {
       for (std::uint64_t k = 0; k < n; ++k) {
+        // Out of the array before f, as ZPOPMIN's member: f sees the list as it now is.
         const std::uint32_t user = short_id_[short_head_++];
-        owner_->set_list(user, derived_store<Owner>::no_list);  // gone before f, as ZPOPMIN's
+        --short_n_;
+        owner_->set_list(user, derived_store<Owner>::no_list);
         f(user);
       }
-      short_n_ -= static_cast<std::uint32_t>(n);
       if (short_n_ == 0) short_head_ = 0;
       return n;
     }
@@ -99,9 +100,14 @@ class split_list {
     return pop_merged(n, f);
   }
 
-  // ZRANK of a user in the list.
+  // ZRANK of a user in the list (for one not in it: where it would be, as the tree says).
   std::uint64_t rank(std::uint32_t user, double score) const {
-    if (short_) return short_index(user) - short_head_;
+    if (short_) {
+      std::uint64_t r = 0;
+      for (std::uint32_t i = short_head_; i < short_head_ + short_n_; ++i)
+        r += short_id_[i] != user && after(score, user, short_score_[i], short_id_[i]) ? 1 : 0;
+      return r;
+    }
     std::uint64_t r = 0;
     for (const auto& s : sets_)
       if (s) r += s->tree().rank(score, user);
@@ -370,8 +376,8 @@ class split_list {
   bool short_ = true;  // the users are short_id_[short_head_, short_head_ + short_n_)
   std::uint32_t short_head_ = 0;
   std::uint32_t short_n_ = 0;
-  std::array<double, short_capacity> short_score_;
-  std::array<std::uint32_t, short_capacity> short_id_;
+  std::array<double, short_capacity> short_score_{};
+  std::array<std::uint32_t, short_capacity> short_id_{};
   bool split_ = false;
   std::uint64_t classes_seen_ = 0;  // while one set: a bit per score class added (63: above)
   std::vector<std::unique_ptr<set_type>> sets_;  // by score class, made at first use

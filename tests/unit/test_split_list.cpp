@@ -154,9 +154,12 @@ TEST(SplitList, ShortArrayUntilFullThenTreeUntilEmpty) {
   constexpr std::uint32_t cap = split_list<fake_users>::short_capacity;
   waitroom::sim::rng r(5);
   pair_of_lists p;
+  std::vector<std::uint32_t> gone;  // popped or removed: their rank is where they would be
   auto check = [&](const char* when) {
     ASSERT_EQ(p.scan(), p.ref_scan()) << when;
     ASSERT_EQ(p.split.size(), p.ref.zcard()) << when;
+    for (std::uint32_t u : gone)
+      ASSERT_EQ(p.split.rank(u, p.a.score_of(u)), p.ref.tree().rank(p.b.score_of(u), u)) << when;
     if (p.ref.zcard() == 0) return;
     ASSERT_EQ(p.split.head_user(), p.ref.tree().at(0).id) << when;
     for (std::uint32_t u : p.waiting)
@@ -164,9 +167,15 @@ TEST(SplitList, ShortArrayUntilFullThenTreeUntilEmpty) {
   };
   auto pop = [&](std::uint64_t n) {
     std::vector<std::uint32_t> got, want;
-    p.split.pop_min(n, [&](std::uint32_t u) { got.push_back(u); });
-    p.ref.pop_min(n, [&](std::uint32_t u, double) { want.push_back(u); });
+    const std::uint64_t n_got = p.split.pop_min(n, [&](std::uint32_t u) {
+      EXPECT_EQ(p.a.list_of(u), derived_store<fake_users>::no_list);  // gone before the call
+      got.push_back(u);
+    });
+    const std::uint64_t n_want =
+        p.ref.pop_min(n, [&](std::uint32_t u, double) { want.push_back(u); });
+    ASSERT_EQ(n_got, n_want);
     ASSERT_EQ(got, want);
+    gone.insert(gone.end(), got.begin(), got.end());
     std::erase_if(p.waiting, [&](std::uint32_t u) {
       return p.b.list_of(u) == derived_store<fake_users>::no_list;
     });
@@ -179,6 +188,7 @@ TEST(SplitList, ShortArrayUntilFullThenTreeUntilEmpty) {
     check("short, one below full");
     // The head moves on, then arrivals need the room it left: the entries move down.
     pop(5);
+    gone.push_back(p.waiting[3]);
     p.remove_at(3);
     for (int i = 0; i < 7; ++i) p.add(static_cast<double>(r.below(8)), 1);
     ASSERT_TRUE(p.split.short_list());
@@ -192,7 +202,10 @@ TEST(SplitList, ShortArrayUntilFullThenTreeUntilEmpty) {
     ASSERT_FALSE(p.split.short_list());  // not empty yet: still the tree
     check("tree, after a pop");
     if (round == 1) {  // emptied by removals rather than a pop
-      while (!p.waiting.empty()) p.remove_at(0);
+      while (!p.waiting.empty()) {
+        gone.push_back(p.waiting[0]);
+        p.remove_at(0);
+      }
     } else {
       pop(p.split.size());
     }
