@@ -1,6 +1,7 @@
 #pragma once
-// A 4-ary min-heap of small POD events ordered by (time, phase, sequence). The sequence
-// number makes ties deterministic: same seed, same order, on every run.
+// The pending events: small PODs ordered by (time, phase, sequence), in 4-ary min-heaps. The
+// sequence number makes ties deterministic: same seed, same order, on every run.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -23,17 +24,17 @@ inline bool event_before(const event& a, const event& b) {
   return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.order < b.order;
 }
 
-class event_queue {
+// A 4-ary min-heap of events in a vector, grown exactly as push_back grows a vector (results
+// report memory_bytes()).
+class event_heap {
  public:
   static constexpr int arity = 4;
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   const event& top() const { return heap_[0]; }
-  std::uint64_t scheduled() const { return seq_; }
   void reserve(std::size_t n) { heap_.reserve(n); }
   std::size_t memory_bytes() const { return heap_.capacity() * sizeof(event); }
-  // Whether any pending event satisfies f, in no particular order (off the hot path).
   template <class F>
   bool any_of(F f) const {
     for (std::size_t i = 0; i < size_; ++i)
@@ -41,9 +42,7 @@ class event_queue {
     return false;
   }
 
-  [[gnu::always_inline]] void push(sim_time t, std::uint8_t phase, std::uint32_t kind,
-                                   std::uint32_t arg) {
-    const event e{t.ns(), (std::uint64_t{phase} << 56) | (seq_++ & sequence_mask), kind, arg};
+  [[gnu::always_inline]] void push(const event& e) {
     if (size_ == heap_.size()) grow();
     event* h = heap_.data();
     std::size_t i = size_++;
@@ -62,13 +61,16 @@ class event_queue {
     if (--size_ > 0) sift_down(h, h[size_]);
     return out;
   }
+  // f(e) for every event, in no order, leaving the heap empty (its room kept).
+  template <class F>
+  void drain(F f) {
+    for (std::size_t i = 0; i < size_; ++i) f(heap_[i]);
+    size_ = 0;
+  }
 
  private:
-  static constexpr std::uint64_t sequence_mask = (std::uint64_t{1} << 56) - 1;
-
   // heap_[0, size_) holds the events; heap_.size() is the room made so far. It grows out of
-  // line (the hot push stays small) and exactly as push_back grows a vector, so
-  // memory_bytes(), which results report, is what it always was.
+  // line (the hot push stays small).
   [[gnu::noinline]] void grow() {
     const std::size_t n = heap_.size();
     heap_.resize(heap_.capacity() > n ? heap_.capacity() : (n == 0 ? 1 : 2 * n));
@@ -94,6 +96,176 @@ class event_queue {
 
   std::vector<event> heap_;
   std::size_t size_ = 0;
+};
+
+// Events scheduled in large numbers far ahead (a patience per waiting user, a return
+// visit), kept as a calendar: one unsorted bucket per 2^28 ns (about 0.27 s) of a ring of
+// 4,096 (about 18 minutes), a heap for the events of the buckets already opened, and one for
+// those beyond the ring. An event is appended to its bucket, and sorted into the small heap
+// of the open buckets only when that bucket is the earliest left: a few levels in cache,
+// where one heap of all of them (200,000 returns in the temporary-VIP flash crowd) cost about
+// ten levels out of cache per event. Up to 4,096 pending they stay one heap. Ordered as one
+// heap orders them.
+class far_events {
+ public:
+  bool empty() const { return open_.empty(); }  // open_ is refilled whenever it empties
+  std::size_t size() const { return open_.size() + in_ring_ + beyond_.size(); }
+  const event& top() const { return open_.top(); }
+  std::size_t memory_bytes() const {
+    return open_.memory_bytes() + beyond_.memory_bytes() + ring_bytes_ +
+           ring_.capacity() * sizeof(std::vector<event>) + spread_.capacity() * sizeof(event);
+  }
+  template <class F>
+  bool any_of(F f) const {
+    if (open_.any_of(f) || beyond_.any_of(f)) return true;
+    for (const auto& b : ring_)
+      for (const auto& e : b)
+        if (f(e)) return true;
+    return false;
+  }
+
+  void push(const event& e) {
+    const std::uint64_t b = bucket_of(e);
+    if (in_ring_ == 0 && beyond_.empty()) {  // one heap, as if every bucket so far were open
+      if (b >= next_) next_ = b + 1;
+      open_.push(e);
+      if (open_.size() > spread_at_) spread();
+    } else if (b < next_) {
+      open_.push(e);
+    } else {
+      place(e, b);
+    }
+  }
+
+  event pop() {
+    const event out = open_.pop();
+    if (open_.empty()) refill();
+    return out;
+  }
+
+ private:
+  static constexpr int bucket_shift = 28;
+  static constexpr std::uint64_t ring_size = 4096;
+  // Up to this many pending far events the calendar is not used: a heap that small stays in
+  // cache, and a few events spread over many buckets would cost a scan of empty ones each.
+  static constexpr std::size_t heap_only = 4096;
+
+  static std::uint64_t bucket_of(const event& e) {
+    return e.time_ns < 0 ? 0 : static_cast<std::uint64_t>(e.time_ns) >> bucket_shift;
+  }
+  // A bucket not yet open: in the ring, or beyond it.
+  void place(const event& e, std::uint64_t b) {
+    if (b - next_ >= ring_size) {
+      beyond_.push(e);
+      return;
+    }
+    if (ring_.empty()) ring_.resize(ring_size);
+    auto& v = ring_[b % ring_size];
+    const std::size_t cap = v.capacity();
+    v.push_back(e);
+    ring_bytes_ += (v.capacity() - cap) * sizeof(event);
+    ++in_ring_;
+  }
+  // Opens the earliest bucket still pending (open_ is empty).
+  void refill() {
+    if (in_ring_ == 0) {
+      if (beyond_.empty()) return;
+      next_ = bucket_of(beyond_.top());
+      take_beyond();
+    }
+    for (;; ++next_) {
+      auto& v = ring_[next_ % ring_size];
+      if (v.empty()) continue;
+      for (const event& e : v) open_.push(e);
+      in_ring_ -= v.size();
+      v.clear();
+      ++next_;
+      break;
+    }
+    take_beyond();
+  }
+  // From one heap to the calendar: the earliest bucket stays open, the rest go to theirs.
+  void spread() {
+    next_ = bucket_of(open_.top()) + 1;
+    spread_.clear();
+    open_.drain([&](const event& e) { spread_.push_back(e); });
+    for (const event& e : spread_) {
+      const std::uint64_t b = bucket_of(e);
+      if (b < next_)
+        open_.push(e);
+      else
+        place(e, b);
+    }
+    // Events all in one bucket stay in the heap: the next try waits for twice as many.
+    spread_at_ = std::max(heap_only, 2 * open_.size());
+  }
+  // The events beyond the ring whose buckets it now reaches.
+  void take_beyond() {
+    while (!beyond_.empty() && bucket_of(beyond_.top()) - next_ < ring_size) {
+      const event e = beyond_.pop();
+      place(e, bucket_of(e));
+    }
+  }
+
+  event_heap open_;  // the events of buckets below next_
+  // Bucket b at b % ring_size, for next_ <= b < next_ + ring_size.
+  std::vector<std::vector<event>> ring_;
+  std::size_t in_ring_ = 0;
+  std::size_t ring_bytes_ = 0;  // the buckets' room
+  event_heap beyond_;           // buckets from next_ + ring_size on
+  std::uint64_t next_ = 0;      // the first bucket not open
+  std::vector<event> spread_;   // spread()'s scratch
+  std::size_t spread_at_ = heap_only;
+};
+
+// The pending events: the near ones in a heap, those a model schedules in large numbers far
+// ahead apart (far_events), so the heap holds the few near ones (the next arrival, the tick)
+// and each costs a few levels of a small heap (issue 13: one heap of everything was 30% of the
+// temporary-VIP flash crowd's time). A pop takes the earlier of the two heads by (time,
+// phase, sequence), which are unique: the order is exactly one heap's.
+class event_queue {
+ public:
+  bool empty() const { return near_.empty() && far_.empty(); }
+  bool near_empty() const { return near_.empty(); }
+  std::size_t size() const { return near_.size() + far_.size(); }
+  const event& top() const { return top(far_first()); }
+  std::uint64_t scheduled() const { return seq_; }
+  void reserve(std::size_t n) { near_.reserve(n); }
+  std::size_t memory_bytes() const { return near_.memory_bytes() + far_.memory_bytes(); }
+  // Whether any pending event satisfies f, in no particular order (off the hot path).
+  template <class F>
+  bool any_of(F f) const {
+    return near_.any_of(f) || far_.any_of(f);
+  }
+
+  [[gnu::always_inline]] void push(sim_time t, std::uint8_t phase, std::uint32_t kind,
+                                   std::uint32_t arg) {
+    near_.push(make(t, phase, kind, arg));
+  }
+  // The same, for an event of a kind scheduled in large numbers far ahead of now.
+  void push_far(sim_time t, std::uint8_t phase, std::uint32_t kind, std::uint32_t arg) {
+    far_.push(make(t, phase, kind, arg));
+  }
+
+  event pop() { return pop(far_first()); }
+
+  // Whether the next event is a far one: the run loop asks once and passes the answer to
+  // top() and pop(). Without far events (most scenarios) a predictable branch.
+  bool far_first() const {
+    return !far_.empty() && (near_.empty() || event_before(far_.top(), near_.top()));
+  }
+  const event& top(bool far) const { return far ? far_.top() : near_.top(); }
+  event pop(bool far) { return far ? far_.pop() : near_.pop(); }
+
+ private:
+  static constexpr std::uint64_t sequence_mask = (std::uint64_t{1} << 56) - 1;
+
+  [[gnu::always_inline]] event make(sim_time t, std::uint8_t phase, std::uint32_t kind,
+                                    std::uint32_t arg) {
+    return {t.ns(), (std::uint64_t{phase} << 56) | (seq_++ & sequence_mask), kind, arg};
+  }
+  event_heap near_;
+  far_events far_;
   std::uint64_t seq_ = 0;
 };
 

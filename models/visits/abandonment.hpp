@@ -22,13 +22,16 @@ class abandonment {
       : classes_(classes),
         sim_(sim),
         patience_rng_(seed, replication, "patience"),
-        pay_later_salt_(sim::rng(seed, replication, "pay_later").next()) {}
+        pay_later_salt_(sim::rng(seed, replication, "pay_later").next()) {
+    for (const auto& c : classes)
+      if (c.patience_s) sim_.keep_far_events_apart();  // one k_abandon per waiting user
+  }
 
   // A user of class c entered the queue: its patience runs out at a k_abandon event.
   void entered(std::uint32_t user, std::uint32_t c) {
     if (const auto& patience = classes_[c].patience_s) {
       const double d = std::max(0.0, patience->sample(patience_rng_));
-      sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_abandon, user);
+      sim_.schedule_far(sim_.now() + sim::sim_time::from_seconds(d), p_control, k_abandon, user);
     }
   }
   // Whether a user of class c who gave up pays later (with the class's probability).

@@ -14,6 +14,7 @@ returns::returns(const scenario& s, sim::simulator& sim, const users& u, queues&
       returns_(s.returns),
       active_(s.compensation || s.returns),
       rng_(seed, replication, "returns") {
+  if (returns_) sim_.keep_far_events_apart();  // one k_return per visit that comes back
   if (comp_) {
     result_.emplace();
     threshold_ns_ = sim::sim_time::from_seconds(comp_->threshold_s).ns();
@@ -82,7 +83,7 @@ void returns::after_visit(std::uint32_t c, std::int64_t wait_ns, bool was_booste
     }
     ++in_flight_;
     const double d = std::max(0.0, returns_->delay_s.sample(rng_));
-    sim_.schedule(sim_.now() + sim::sim_time::from_seconds(d), p_arrival, k_return, idx);
+    sim_.schedule_far(sim_.now() + sim::sim_time::from_seconds(d), p_arrival, k_return, idx);
   } else if (grant) {
     ++result_->unused;  // the holder never comes back
   }

@@ -44,6 +44,126 @@ TEST(EventQueue, EveryPopIsTheSmallestPendingEvent) {
   EXPECT_TRUE(pending.empty());
 }
 
+// Far events (a second heap) come out in exactly the order one heap gives: by time, phase,
+// then insertion, ties across the two heaps included.
+TEST(EventQueue, FarEventsKeepOneHeapsOrder) {
+  event_queue q;
+  rng r(11);
+  std::set<std::tuple<std::int64_t, std::uint8_t, std::uint32_t>> pending;  // kind = insertion
+  std::size_t far = 0, far_popped = 0;
+  auto pop_and_check = [&] {
+    ASSERT_EQ(q.size(), pending.size());
+    const auto top = q.top();
+    auto e = q.pop();
+    ASSERT_EQ(e.kind, top.kind);
+    ASSERT_EQ(std::make_tuple(e.time_ns, e.phase(), e.kind), *pending.begin());
+    far_popped += e.arg;
+    pending.erase(pending.begin());
+  };
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    const auto t = static_cast<std::int64_t>(r.below(300));  // many ties across the heaps
+    const auto ph = static_cast<std::uint8_t>(r.below(2));
+    if (r.below(2) == 0) {
+      q.push_far(sim_time::from_ns(t + 200), ph, i, 1);
+      pending.emplace(t + 200, ph, i);
+      ++far;
+    } else {
+      q.push(sim_time::from_ns(t), ph, i, 0);
+      pending.emplace(t, ph, i);
+    }
+    if (r.below(3) == 0) pop_and_check();
+  }
+  while (!q.empty()) pop_and_check();
+  EXPECT_TRUE(pending.empty());
+  EXPECT_EQ(far_popped, far);
+  EXPECT_GT(far, 9000u);
+  EXPECT_EQ(q.scheduled(), 20000u);
+}
+
+// As a run uses them: far events scheduled from the current time on, some in the bucket
+// already open, most in later buckets of the calendar's ring (wrapping round it several
+// times), some beyond the ring, some at the end of the clock; near events between them.
+TEST(EventQueue, FarEventsAcrossTheCalendarKeepOneHeapsOrder) {
+  event_queue q;
+  rng r(17);
+  std::set<std::tuple<std::int64_t, std::uint64_t, std::uint32_t>> pending;  // time, order, kind
+  std::int64_t now = 0;
+  std::int64_t latest = 0;  // the latest time popped before the clock's end
+  std::uint32_t pushed = 0, beyond = 0;
+  auto push = [&] {
+    const std::uint32_t i = pushed++;
+    const auto ph = static_cast<std::uint8_t>(r.below(2));
+    const auto order = (std::uint64_t{ph} << 56) | i;
+    std::int64_t t = now;
+    switch (r.below(8)) {
+      case 0:  // the same instant
+        break;
+      case 1:  // within the open bucket, or the next
+        t += static_cast<std::int64_t>(r.below(300'000'000));
+        break;
+      case 2:  // beyond the ring (4,096 buckets of 2^28 ns: about 1,100 s)
+        t += static_cast<std::int64_t>(1'000 + r.below(4'000)) * 1'000'000'000;
+        ++beyond;
+        break;
+      case 3:
+        if (r.below(50) == 0) t = sim_time::max().ns();
+        break;
+      default:  // within the ring
+        t += static_cast<std::int64_t>(r.below(600'000)) * 1'000'000;
+    }
+    if (r.below(4) == 0)
+      q.push(sim_time::from_ns(t), ph, i, 0);
+    else
+      q.push_far(sim_time::from_ns(t), ph, i, 0);
+    pending.emplace(t, order, i);
+  };
+  auto pop_and_check = [&] {
+    ASSERT_EQ(q.size(), pending.size());
+    const auto top = q.top();
+    const auto e = q.pop();
+    ASSERT_EQ(e.kind, top.kind);
+    ASSERT_EQ(std::make_tuple(e.time_ns, e.order, e.kind), *pending.begin());
+    ASSERT_GE(e.time_ns, now);
+    now = e.time_ns;
+    if (now < sim_time::max().ns()) latest = now;
+    pending.erase(pending.begin());
+  };
+  for (int i = 0; i < 60000; ++i) {
+    push();
+    if (r.below(5) < 3) pop_and_check();
+    if (i % 20000 == 19999)  // let it drain: buckets reopen later, the ring restarts
+      while (!q.empty() && q.top().time_ns < sim_time::max().ns()) pop_and_check();
+  }
+  while (!q.empty()) pop_and_check();
+  EXPECT_TRUE(pending.empty());
+  EXPECT_GT(beyond, 5000u);
+  EXPECT_GT(latest, std::int64_t{3'000} * 1'000'000'000);  // the ring wrapped (1,100 s)
+}
+
+// More far events than the heap keeps alone, all at one instant (one bucket): still in
+// insertion order, and the calendar does not redo its spreading on every push.
+TEST(EventQueue, ManyFarEventsAtOneInstant) {
+  event_queue q;
+  for (std::uint32_t i = 0; i < 20000; ++i) q.push_far(sim_time::from_ns(1'000'000), 0, i, 0);
+  q.push(sim_time::from_ns(999'999), 0, 99999, 0);
+  EXPECT_EQ(q.pop().kind, 99999u);
+  for (std::uint32_t i = 0; i < 20000; ++i) ASSERT_EQ(q.pop().kind, i);
+  EXPECT_TRUE(q.empty());
+}
+
+// Both heaps' room counts in memory_bytes().
+TEST(EventQueue, MemoryCountsBothHeaps) {
+  event_queue q;
+  q.push(sim_time::from_ns(1), 0, 0, 0);
+  q.push(sim_time::from_ns(2), 0, 0, 0);
+  const auto near_only = q.memory_bytes();
+  EXPECT_EQ(near_only, 2 * sizeof(event));
+  q.push_far(sim_time::from_ns(3), 0, 0, 0);
+  EXPECT_EQ(q.memory_bytes(), near_only + sizeof(event));
+  EXPECT_TRUE(q.any_of([](const event& e) { return e.time_ns == 3; }));
+  EXPECT_FALSE(q.any_of([](const event& e) { return e.time_ns == 4; }));
+}
+
 namespace {
 struct counting_model {
   simulator* sim;
