@@ -3,6 +3,7 @@
 // sequence number makes ties deterministic: same seed, same order, on every run.
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -125,12 +126,10 @@ class far_events {
   }
 
   void push(const event& e) {
-    const std::uint64_t b = bucket_of(e);
-    if (in_ring_ == 0 && beyond_.empty()) {  // one heap, as if every bucket so far were open
-      if (b >= next_) next_ = b + 1;
+    if (in_ring_ == 0 && beyond_.empty()) {  // one heap (spread() sets next_ on leaving it)
       open_.push(e);
       if (open_.size() > spread_at_) spread();
-    } else if (b < next_) {
+    } else if (const std::uint64_t b = bucket_of(e); b < next_) {
       open_.push(e);
     } else {
       place(e, b);
@@ -173,7 +172,10 @@ class far_events {
       next_ = bucket_of(beyond_.top());
       take_beyond();
     }
-    for (;; ++next_) {
+    // The ring holds in_ring_ > 0 events, all within its window: a full turn without one is a
+    // bug, reported rather than looped on.
+    for (std::uint64_t k = 0;; ++k, ++next_) {
+      if (k == ring_size) throw std::logic_error("far_events: ring events outside its window");
       auto& v = ring_[next_ % ring_size];
       if (v.empty()) continue;
       for (const event& e : v) open_.push(e);

@@ -38,9 +38,11 @@ TEST(EventQueue, EveryPopIsTheSmallestPendingEvent) {
     auto ph = static_cast<std::uint8_t>(r.below(3));
     q.push(sim_time::from_ns(t), ph, i, 0);
     pending.emplace(t, ph, i);
-    if (r.below(3) == 0) pop_and_check();
+    if (r.below(3) == 0) {
+      ASSERT_NO_FATAL_FAILURE(pop_and_check());
+    }
   }
-  while (!q.empty()) pop_and_check();
+  while (!q.empty()) ASSERT_NO_FATAL_FAILURE(pop_and_check());
   EXPECT_TRUE(pending.empty());
 }
 
@@ -71,9 +73,11 @@ TEST(EventQueue, FarEventsKeepOneHeapsOrder) {
       q.push(sim_time::from_ns(t), ph, i, 0);
       pending.emplace(t, ph, i);
     }
-    if (r.below(3) == 0) pop_and_check();
+    if (r.below(3) == 0) {
+      ASSERT_NO_FATAL_FAILURE(pop_and_check());
+    }
   }
-  while (!q.empty()) pop_and_check();
+  while (!q.empty()) ASSERT_NO_FATAL_FAILURE(pop_and_check());
   EXPECT_TRUE(pending.empty());
   EXPECT_EQ(far_popped, far);
   EXPECT_GT(far, 9000u);
@@ -130,11 +134,16 @@ TEST(EventQueue, FarEventsAcrossTheCalendarKeepOneHeapsOrder) {
   };
   for (int i = 0; i < 60000; ++i) {
     push();
-    if (r.below(5) < 3) pop_and_check();
-    if (i % 20000 == 19999)  // let it drain: buckets reopen later, the ring restarts
-      while (!q.empty() && q.top().time_ns < sim_time::max().ns()) pop_and_check();
+    if (r.below(5) < 3) {
+      ASSERT_NO_FATAL_FAILURE(pop_and_check());
+    }
+    if (i % 20000 == 19999) {  // let it drain: buckets reopen later, the ring restarts
+      while (!q.empty() && q.top().time_ns < sim_time::max().ns()) {
+        ASSERT_NO_FATAL_FAILURE(pop_and_check());
+      }
+    }
   }
-  while (!q.empty()) pop_and_check();
+  while (!q.empty()) ASSERT_NO_FATAL_FAILURE(pop_and_check());
   EXPECT_TRUE(pending.empty());
   EXPECT_GT(beyond, 5000u);
   EXPECT_GT(latest, std::int64_t{3'000} * 1'000'000'000);  // the ring wrapped (1,100 s)
