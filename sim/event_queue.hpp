@@ -105,13 +105,16 @@ class event_heap {
 // those beyond the ring. An event is appended to its bucket, and sorted into the small heap
 // of the open buckets only when that bucket is the earliest left: a few levels in cache,
 // where one heap of all of them (200,000 returns in the temporary-VIP flash crowd) cost about
-// ten levels out of cache per event. Up to 4,096 pending they stay one heap. Ordered as one
-// heap orders them.
+// ten levels out of cache per event. They stay one heap until more than 4,096 are pending
+// (and again once the calendar empties, until twice what came back). Ordered as one heap
+// orders them.
 class far_events {
  public:
   bool empty() const { return open_.empty(); }  // open_ is refilled whenever it empties
   std::size_t size() const { return open_.size() + in_ring_ + beyond_.size(); }
   const event& top() const { return open_.top(); }
+  // How many times one heap was spread into the calendar (a test's check on the work done).
+  std::uint64_t spreads() const { return spreads_; }
   std::size_t memory_bytes() const {
     return open_.memory_bytes() + beyond_.memory_bytes() + ring_bytes_ +
            ring_.capacity() * sizeof(std::vector<event>) + spread_.capacity() * sizeof(event);
@@ -185,9 +188,13 @@ class far_events {
       break;
     }
     take_beyond();
+    // Back to one heap: the next spread waits for twice what came back, or a bucket of many
+    // would be spread and reopened for every earlier event (found in review).
+    if (in_ring_ == 0 && beyond_.empty()) spread_at_ = std::max(heap_only, 2 * open_.size());
   }
   // From one heap to the calendar: the earliest bucket stays open, the rest go to theirs.
   void spread() {
+    ++spreads_;
     next_ = bucket_of(open_.top()) + 1;
     spread_.clear();
     open_.drain([&](const event& e) { spread_.push_back(e); });
@@ -218,13 +225,15 @@ class far_events {
   std::uint64_t next_ = 0;      // the first bucket not open
   std::vector<event> spread_;   // spread()'s scratch
   std::size_t spread_at_ = heap_only;
+  std::uint64_t spreads_ = 0;
 };
 
 // The pending events: the near ones in a heap, those a model schedules in large numbers far
 // ahead apart (far_events), so the heap holds the few near ones (the next arrival, the tick)
 // and each costs a few levels of a small heap (issue 13: one heap of everything was 30% of the
 // temporary-VIP flash crowd's time). A pop takes the earlier of the two heads by (time,
-// phase, sequence), which are unique: the order is exactly one heap's.
+// phase, sequence), which are unique (below 2^56 events a run): the order is exactly one
+// heap's.
 class event_queue {
  public:
   bool empty() const { return near_.empty() && far_.empty(); }
@@ -234,6 +243,8 @@ class event_queue {
   std::uint64_t scheduled() const { return seq_; }
   void reserve(std::size_t n) { near_.reserve(n); }
   std::size_t memory_bytes() const { return near_.memory_bytes() + far_.memory_bytes(); }
+  bool far_empty() const { return far_.empty(); }
+  std::uint64_t far_spreads() const { return far_.spreads(); }
   // Whether any pending event satisfies f, in no particular order (off the hot path).
   template <class F>
   bool any_of(F f) const {

@@ -71,7 +71,9 @@ class simulator {
   // provide `const char* event_name(std::uint32_t kind) const` for the livelock message.
   template <class Model>
   stop_reason run(Model& model, const stop_conditions& stop) {
-    return far_apart_ ? run_loop<true>(model, stop) : run_loop<false>(model, stop);
+    // Far events already pending (pushed on the queue directly) need the loop that sees them.
+    return far_apart_ || !queue_.far_empty() ? run_loop<true>(model, stop)
+                                             : run_loop<false>(model, stop);
   }
 
  private:

@@ -160,6 +160,29 @@ TEST(EventQueue, ManyFarEventsAtOneInstant) {
   EXPECT_TRUE(q.empty());
 }
 
+// A bucket of many, alone in the calendar, is opened back into one heap; an earlier far event
+// then must not spread it into the calendar again each time (found in review: 100,000 such
+// events made each later one cost about a millisecond).
+TEST(EventQueue, ABigBucketIsNotRespreadForEveryEarlierEvent) {
+  event_queue q;
+  constexpr std::int64_t s_ns = 1'000'000'000;
+  q.push_far(sim_time::from_ns(1), 0, 0, 0);
+  for (std::uint32_t i = 0; i < 20000; ++i) q.push_far(sim_time::from_ns(60 * s_ns), 0, 1, 0);
+  EXPECT_EQ(q.pop().time_ns, 1);  // the big bucket opens: back to one heap
+  std::int64_t now = 1;
+  for (int k = 0; k < 2000; ++k) {
+    q.push_far(sim_time::from_ns(now + 1'000'000), 0, 2, 0);
+    const auto e = q.pop();
+    ASSERT_EQ(e.kind, 2u);
+    now = e.time_ns;
+  }
+  EXPECT_LE(q.far_spreads(), 2u);
+  EXPECT_EQ(q.size(), 20000u);
+  std::size_t left = 0;
+  while (!q.empty()) left += q.pop().kind == 1 ? 1 : 0;
+  EXPECT_EQ(left, 20000u);
+}
+
 // Both heaps' room counts in memory_bytes().
 TEST(EventQueue, MemoryCountsBothHeaps) {
   event_queue q;
