@@ -188,8 +188,12 @@ class far_events {
       break;
     }
     take_beyond();
-    // Back to one heap: the next spread waits for twice what came back, or a bucket of many
-    // would be spread and reopened for every earlier event (found in review).
+    note_one_heap();
+  }
+  // Back to one heap (a bucket reopened alone, or a spread that left everything in one
+  // bucket): the next spread waits for twice what the heap holds, or a bucket of many would
+  // be spread and reopened for every earlier event (found in review).
+  void note_one_heap() {
     if (in_ring_ == 0 && beyond_.empty()) spread_at_ = std::max(heap_only, 2 * open_.size());
   }
   // From one heap to the calendar: the earliest bucket stays open, the rest go to theirs.
@@ -205,8 +209,7 @@ class far_events {
       else
         place(e, b);
     }
-    // Events all in one bucket stay in the heap: the next try waits for twice as many.
-    spread_at_ = std::max(heap_only, 2 * open_.size());
+    note_one_heap();
   }
   // The events beyond the ring whose buckets it now reaches.
   void take_beyond() {

@@ -56,14 +56,9 @@ class simulator {
     queue_.push(t, phase, kind, arg);
   }
   // For events scheduled in large numbers far ahead (one per waiting user): kept apart from
-  // the near ones once a model component that schedules them said so before the run,
-  // executed in the same order either way (event_queue).
-  void keep_far_events_apart() { far_apart_ = true; }
+  // the near ones, executed in the same order (event_queue).
   void schedule_far(sim_time t, std::uint8_t phase, std::uint32_t kind, std::uint32_t arg = 0) {
-    if (far_apart_)
-      queue_.push_far(t, phase, kind, arg);
-    else
-      queue_.push(t, phase, kind, arg);
+    queue_.push_far(t, phase, kind, arg);
   }
 
   // Model must provide `void handle(const event&)` and `bool done() const` (true stops the
@@ -71,24 +66,9 @@ class simulator {
   // provide `const char* event_name(std::uint32_t kind) const` for the livelock message.
   template <class Model>
   stop_reason run(Model& model, const stop_conditions& stop) {
-    // Far events already pending (pushed on the queue directly) need the loop that sees them.
-    return far_apart_ || !queue_.far_empty() ? run_loop<true>(model, stop)
-                                             : run_loop<false>(model, stop);
-  }
-
- private:
-  // Without far events the loop asks nothing about them: which heap is next, asked per event,
-  // cost the priority M/M/1 1% of its instructions.
-  template <bool Far, class Model>
-  stop_reason run_loop(Model& model, const stop_conditions& stop) {
     for (;;) {
-      bool far = false;
-      if constexpr (Far) {
-        far = queue_.far_first();  // which heap holds the next event, asked once
-        if (!far && queue_.near_empty()) break;
-      } else if (queue_.near_empty()) {
-        break;
-      }
+      const bool far = queue_.far_first();  // which heap holds the next event, asked once
+      if (!far && queue_.near_empty()) break;
       if (model.done()) return stop_reason::drained;
       if (queue_.top(far).time_ns > stop.horizon.ns()) {
         now_ = stop.horizon;
@@ -112,6 +92,7 @@ class simulator {
     return stop_reason::drained;
   }
 
+ private:
   // An event whose time saturated the clock (durations adding up past about 292 years):
   // bad input, since only a horizon could have stopped the run before it.
   template <class Model>
@@ -144,7 +125,6 @@ class simulator {
   sim_time now_;
   std::uint64_t executed_ = 0;
   std::uint64_t same_instant_ = 0;  // events since time last advanced
-  bool far_apart_ = false;
 };
 
 }  // namespace waitroom::sim

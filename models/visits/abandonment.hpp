@@ -22,10 +22,7 @@ class abandonment {
       : classes_(classes),
         sim_(sim),
         patience_rng_(seed, replication, "patience"),
-        pay_later_salt_(sim::rng(seed, replication, "pay_later").next()) {
-    for (const auto& c : classes)
-      if (c.patience_s) sim_.keep_far_events_apart();  // one k_abandon per waiting user
-  }
+        pay_later_salt_(sim::rng(seed, replication, "pay_later").next()) {}
 
   // A user of class c entered the queue: its patience runs out at a k_abandon event.
   void entered(std::uint32_t user, std::uint32_t c) {

@@ -14,7 +14,6 @@ returns::returns(const scenario& s, sim::simulator& sim, const users& u, queues&
       returns_(s.returns),
       active_(s.compensation || s.returns),
       rng_(seed, replication, "returns") {
-  if (returns_) sim_.keep_far_events_apart();  // one k_return per visit that comes back
   if (comp_) {
     result_.emplace();
     threshold_ns_ = sim::sim_time::from_seconds(comp_->threshold_s).ns();
