@@ -41,7 +41,7 @@ void check_run_memory(const models::scenario& s, const std::string& file) {
                                 : ": /arrivals"),
       "a run that fits in memory (" + gb(limit) + " here)",
       fmt::format("an estimated {} ({}, {:.0f} B each)", gb(m.run_bytes), m.peak_reason,
-                  models::bytes_per_waiting_user),
+                  m.bytes_per_user),
       backlog ? "lower /arrivals/backlog_users"
               : "shorten /run/horizon_s or the arrivals, raise the release rate (/release/batch, "
                 "/release/interval_ms), or give classes patience_s");

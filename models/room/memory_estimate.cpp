@@ -32,7 +32,47 @@ double max_release_rate(const release_spec& r) {
   }
   return batch / interval;
 }
+
+// The most users a second that arrive (a trace: the most in any one second of it).
+double max_arrival_rate(const arrival_spec& a) {
+  switch (a.kind) {
+    case arrival_kind::poisson:
+      return a.rate_per_s;
+    case arrival_kind::renewal: {
+      const double m = a.interarrival_s.mean();
+      return m > 0 ? 1.0 / m : std::numeric_limits<double>::infinity();
+    }
+    case arrival_kind::piecewise: {
+      double r = 0;
+      for (const auto& seg : a.segments) r = std::max(r, seg.rate_per_s);
+      return r;
+    }
+    case arrival_kind::trace: {
+      double r = 0;
+      std::size_t first = 0;  // the trace is in time order
+      for (std::size_t i = 0; i < a.trace.size(); ++i) {
+        while (first < i && a.trace[i].time.seconds() - a.trace[first].time.seconds() >= 1.0)
+          ++first;
+        r = std::max(r, static_cast<double>(i - first + 1));
+      }
+      return r;
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
 }  // namespace
+
+double bytes_per_waiting_user(const scenario& s) {
+  const bool lottery = s.release.selection.kind == selection_kind::lottery;
+  double b = lottery ? 22.0 : 30.0;
+  if (std::any_of(s.lists.begin(), s.lists.end(),
+                  [](const list_spec& l) { return l.max_wait_s.has_value(); }))
+    b += 12.0;
+  if (std::any_of(s.classes.begin(), s.classes.end(),
+                  [](const user_class& c) { return c.patience_s.has_value(); }))
+    b += 74.0;
+  return b;
+}
 
 memory_estimate estimate_memory(const scenario& s) {
   memory_estimate m;
@@ -88,19 +128,37 @@ memory_estimate estimate_memory(const scenario& s) {
       break;
     }
   }
-  bool patient = true;  // abandonment bounds the queue: no estimate beyond the backlog then
-  for (const auto& c : s.classes) patient = patient && !c.patience_s;
-  if (!patient) {
-    peak = backlog;
-    peak_t = 0;
+  // Patience bounds the queue: at most the users whose patience has not yet run out wait,
+  // on average (the highest arrival rate) x (the longest mean patience) besides the backlog
+  // (Little's law for the patience clocks). Without a bound a patience that outlasts the
+  // run would count the queue at its backlog alone and admit a run that cannot fit.
+  // A class without patience waits as long as it takes: no bound then.
+  double patience_mean = 0;
+  for (const auto& c : s.classes)
+    patience_mean = c.patience_s ? std::max(patience_mean, c.patience_s->mean())
+                                 : std::numeric_limits<double>::infinity();
+  bool patience_bound = false;
+  if (std::isfinite(patience_mean)) {
+    const double bound = backlog + max_arrival_rate(a) * patience_mean;
+    if (bound < peak) {
+      peak = bound;
+      patience_bound = true;
+    }
   }
   m.peak_waiting = std::max(0.0, std::floor(peak));
-  m.peak_reason = m.peak_waiting <= backlog
-                      ? fmt::format("{:.0f} backlog users waiting at the start", backlog)
-                      : fmt::format(
-                            "{:.3g} users waiting at {:.0f} s: arrivals outpace the most the room "
-                            "can release ({:.3g} users/s)",
-                            m.peak_waiting, peak_t, mu);
+  m.bytes_per_user = bytes_per_waiting_user(s);
+  m.peak_reason =
+      patience_bound
+          ? fmt::format(
+                "{:.3g} users waiting: arrivals up to {:.3g} users/s, each waiting up to "
+                "{:.3g} s on average before it gives up",
+                m.peak_waiting, max_arrival_rate(a), patience_mean)
+      : m.peak_waiting <= backlog
+          ? fmt::format("{:.0f} backlog users waiting at the start", backlog)
+          : fmt::format(
+                "{:.3g} users waiting at {:.0f} s: arrivals outpace the most the room "
+                "can release ({:.3g} users/s)",
+                m.peak_waiting, peak_t, mu);
   // Samples of the queue length, one per sample_interval_s until the end (the horizon, or
   // the last arrival plus the time to release the peak).
   const double drain_end = std::isfinite(mu) && mu > 0 ? end_t + m.peak_waiting / mu : end_t;
@@ -113,7 +171,7 @@ memory_estimate estimate_memory(const scenario& s) {
   bool patience = false;
   for (const auto& c : s.classes) patience = patience || c.patience_s.has_value();
   const double wait_kinds = patience ? 2.0 : 1.0;
-  m.run_bytes = m.peak_waiting * bytes_per_waiting_user + samples * sample_bytes +
+  m.run_bytes = run_fixed_bytes + m.peak_waiting * m.bytes_per_user + samples * sample_bytes +
                 (2.0 + wait_kinds) * all_buckets * 8.0 * (classes + 1);
   // A finished replication: the result itself and one 16-byte entry per non-empty histogram
   // bucket (at most one per user, at most all of them): per class and overall, the

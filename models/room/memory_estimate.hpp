@@ -9,15 +9,24 @@
 
 namespace waitroom::models {
 
-// Measured model bytes per waiting user are 25-26 B, RSS 30-31 B (docs/perf.md, section
-// "memory"); the estimate uses the RSS figure.
-inline constexpr double bytes_per_waiting_user = 31.0;
+// Max RSS per waiting user: what the scenario's queue holds for each user who waits, a tenth
+// or more above what scripts/bench measures at 1M and 10M users (docs/perf.md, "Memory per
+// waiting user"). A sorted set (every ordering policy) measures 23.6-27 B, a lottery's sets
+// 16.6-20 B; a list that ages users keeps each arrival's serial and moves users between trees
+// (35.3 B in all); a user with patience has its abandonment pending (67 B more).
+double bytes_per_waiting_user(const scenario& s);
+
+// What a run holds however few wait: the blocks allocated whole (3 MiB of leaves for each
+// sorted set in use, the per-user tables' first blocks) and the program itself; 4-8 MB of
+// RSS in docs/perf.md's runs at 1M and 10M users.
+inline constexpr double run_fixed_bytes = 8e6;
 
 struct memory_estimate {
-  double peak_waiting = 0;   // users waiting at the worst moment (abandonment ignored)
-  double run_bytes = 0;      // one replication while it runs
-  double summary_bytes = 0;  // what one finished replication keeps (upper bound)
-  std::string peak_reason;   // how peak_waiting came about, for the message
+  double peak_waiting = 0;    // users waiting at the worst moment
+  double bytes_per_user = 0;  // bytes_per_waiting_user(s)
+  double run_bytes = 0;       // one replication while it runs
+  double summary_bytes = 0;   // what one finished replication keeps (upper bound)
+  std::string peak_reason;    // how peak_waiting came about, for the message
 };
 
 memory_estimate estimate_memory(const scenario& s);
