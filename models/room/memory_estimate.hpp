@@ -13,7 +13,7 @@ namespace waitroom::models {
 // or more above what scripts/bench measures at 1M and 10M users (docs/perf.md, "Memory per
 // waiting user"). A sorted set (every ordering policy) measures 23.6-27 B, a lottery's sets
 // 16.6-20 B; a list that ages users keeps each arrival's serial and moves users between trees
-// (35.3 B in all); a user with patience has its abandonment pending (67 B more).
+// (35.3 B in all); a user with patience has its abandonment pending (65 B more).
 double bytes_per_waiting_user(const scenario& s);
 
 // What a run holds however few wait: the blocks allocated whole (3 MiB of leaves for each

@@ -245,7 +245,7 @@ TEST(MemoryEstimate, CoversWhatEachKindOfQueueHolds) {
                 5.0 * std::sqrt(users) + users / 3000.0);
     EXPECT_GE(est.run_bytes, static_cast<double>(r.peak_memory_bytes));
     // What the kernel counts (the model's own count misses the allocator's and vector
-    // growth's share: a pending abandonment measures 90 B of RSS for 69 B counted). Not
+    // growth's share: a pending abandonment measures 88 B of RSS for 68 B counted). Not
     // under a sanitizer, whose shadow memory and quarantine would be most of it.
     if (!std::string_view(WAITROOM_SANITIZER).empty()) continue;
     const double rss = run_rss_bytes(k.json);
