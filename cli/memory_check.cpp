@@ -14,7 +14,7 @@ namespace waitroom::cli {
 
 namespace {
 std::string gb(double bytes) {
-  return fmt::format("{:.1f} GB", bytes / 1e9);
+  return fmt::format("{:.3g} GB", bytes / 1e9);
 }
 }  // namespace
 
@@ -40,11 +40,15 @@ void check_run_memory(const models::scenario& s, const std::string& file) {
               : s.run.horizon_s ? ": /run/horizon_s"
                                 : ": /arrivals"),
       "a run that fits in memory (" + gb(limit) + " here)",
-      fmt::format("an estimated {} ({}, {:.0f} B each)", gb(m.run_bytes), m.peak_reason,
-                  m.bytes_per_user),
+      fmt::format(
+          "an estimated {} ({}, {:.0f} B each{})", gb(m.run_bytes), m.peak_reason, m.bytes_per_user,
+          m.far_bytes > 0 ? fmt::format("; {} more for pending patiences and return visits, "
+                                        "followed pollers' records, a lottery's tables",
+                                        gb(m.far_bytes))
+                          : ""),
       backlog ? "lower /arrivals/backlog_users"
-              : "shorten /run/horizon_s or the arrivals, raise the release rate (/release/batch, "
-                "/release/interval_ms), or give classes patience_s");
+              : "shorten /run/horizon_s or the arrivals, or raise the release rate "
+                "(/release/batch, /release/interval_ms)");
 }
 
 void check_replications_memory(const models::scenario& s, std::uint64_t replications,

@@ -110,6 +110,11 @@ class event_heap {
 // orders them.
 class far_events {
  public:
+  // How long an emptied bucket keeps its room: until the ring comes round to it again
+  // (about 1,100 s). The memory estimate counts it (models/room/memory_estimate.cpp).
+  static constexpr double ring_span_s() {
+    return static_cast<double>(ring_size << bucket_shift) * 1e-9;
+  }
   bool empty() const { return open_.empty(); }  // open_ is refilled whenever it empties
   std::size_t size() const { return open_.size() + in_ring_ + beyond_.size(); }
   const event& top() const { return open_.top(); }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include <fmt/format.h>
 
 #include "models/room/result.hpp"
+#include "sim/event_queue.hpp"
 #include "sim/histogram.hpp"
 
 namespace waitroom::models {
@@ -60,17 +62,53 @@ double max_arrival_rate(const arrival_spec& a) {
   }
   return std::numeric_limits<double>::infinity();
 }
+
+// The mean of max(0, X): a patience or a delay is drawn from d and cut at 0 when negative.
+// NaN when it has none (a lognormal past the doubles); the callers then assume the worst.
+double mean_cut_at_zero(const sim::distribution& d) {
+  switch (d.kind) {
+    case sim::dist_kind::normal: {
+      if (!(d.b > 0)) return std::max(0.0, d.a);
+      const double z = d.a / d.b;  // E[max(0, X)] = mu Phi(z) + sigma phi(z)
+      return d.a * 0.5 * std::erfc(-z / std::sqrt(2.0)) +
+             d.b * std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
+    }
+    case sim::dist_kind::uniform: {
+      if (!(d.b > d.a)) return std::max(0.0, d.a);
+      const double lo = std::max(0.0, d.a), hi = std::max(0.0, d.b);
+      return 0.5 * (hi * hi - lo * lo) / (d.b - d.a);
+    }
+    case sim::dist_kind::deterministic:
+      return std::max(0.0, d.a);
+    case sim::dist_kind::empirical: {
+      double sum = 0;
+      for (double x : d.samples) sum += std::max(0.0, x);
+      return d.samples.empty() ? 0.0 : sum / static_cast<double>(d.samples.size());
+    }
+    default:  // exponential, lognormal, gamma, erlang: never negative
+      return d.mean();
+  }
+}
+
+// Bytes of the events scheduled far ahead (sim/event_queue.hpp): those pending, and the room
+// the calendar's emptied buckets keep until the ring comes round. At most `rate` events a
+// second, `total` in the whole run (infinite when open-ended) of `run_s`, each pending for
+// `pending_s` on average (NaN or infinite: until the run ends).
+double far_event_bytes(double rate, double total, double run_s, double pending_s) {
+  const double pending = std::isfinite(pending_s) ? std::min(total, rate * pending_s) : total;
+  const double kept = std::min(total, rate * std::min(run_s, sim::far_events::ring_span_s()));
+  const double b =
+      far_event_pending_bytes * pending + far_event_kept_bytes * std::max(0.0, kept - pending);
+  return std::isfinite(b) ? b : 0.0;  // an open-ended run with no rate to go by: not counted
+}
 }  // namespace
 
 double bytes_per_waiting_user(const scenario& s) {
   const bool lottery = s.release.selection.kind == selection_kind::lottery;
-  double b = lottery ? 22.0 : 30.0;
+  double b = lottery ? lottery_set_bytes : 30.0;
   if (std::any_of(s.lists.begin(), s.lists.end(),
                   [](const list_spec& l) { return l.max_wait_s.has_value(); }))
     b += 12.0;
-  if (std::any_of(s.classes.begin(), s.classes.end(),
-                  [](const user_class& c) { return c.patience_s.has_value(); }))
-    b += 74.0;
   return b;
 }
 
@@ -130,16 +168,25 @@ memory_estimate estimate_memory(const scenario& s) {
   }
   // Patience bounds the queue: at most the users whose patience has not yet run out wait,
   // on average (the highest arrival rate) x (the longest mean patience) besides the backlog
-  // (Little's law for the patience clocks). Without a bound a patience that outlasts the
-  // run would count the queue at its backlog alone and admit a run that cannot fit.
-  // A class without patience waits as long as it takes: no bound then.
-  double patience_mean = 0;
-  for (const auto& c : s.classes)
-    patience_mean = c.patience_s ? std::max(patience_mean, c.patience_s->mean())
-                                 : std::numeric_limits<double>::infinity();
+  // (Little's law for the patience clocks). Only for Poisson and piecewise arrivals, whose
+  // rate bounds any window's average: a trace or a renewal can come in bursts above their
+  // rate, and returning users arrive on top of it. A class without patience waits as long
+  // as it takes.
+  double patience_s = 0;  // the longest mean patience; NaN when one is not known
+  bool all_patient = true, any_patient = false;
+  for (const auto& c : s.classes) {
+    all_patient = all_patient && c.patience_s.has_value();
+    if (!c.patience_s) continue;
+    any_patient = true;
+    const double p = mean_cut_at_zero(*c.patience_s);
+    patience_s = std::isnan(p) || std::isnan(patience_s) ? std::numeric_limits<double>::quiet_NaN()
+                                                         : std::max(patience_s, p);
+  }
+  const double rate_in = max_arrival_rate(a);
   bool patience_bound = false;
-  if (std::isfinite(patience_mean)) {
-    const double bound = backlog + max_arrival_rate(a) * patience_mean;
+  if (all_patient && !s.returns && std::isfinite(patience_s) &&
+      (a.kind == arrival_kind::poisson || a.kind == arrival_kind::piecewise)) {
+    const double bound = backlog + rate_in * patience_s;
     if (bound < peak) {
       peak = bound;
       patience_bound = true;
@@ -152,7 +199,7 @@ memory_estimate estimate_memory(const scenario& s) {
           ? fmt::format(
                 "{:.3g} users waiting: arrivals up to {:.3g} users/s, each waiting up to "
                 "{:.3g} s on average before it gives up",
-                m.peak_waiting, max_arrival_rate(a), patience_mean)
+                m.peak_waiting, rate_in, patience_s)
       : m.peak_waiting <= backlog
           ? fmt::format("{:.0f} backlog users waiting at the start", backlog)
           : fmt::format(
@@ -168,11 +215,44 @@ memory_estimate estimate_memory(const scenario& s) {
   constexpr double all_buckets = static_cast<double>(sim::log_histogram::bucket_count);
   const double sample_bytes = static_cast<double>(sizeof(queue_sample)) + 16.0 * classes;
   // With patience, a histogram of the abandoners' waits per class and overall too.
-  bool patience = false;
-  for (const auto& c : s.classes) patience = patience || c.patience_s.has_value();
-  const double wait_kinds = patience ? 2.0 : 1.0;
+  const double wait_kinds = any_patient ? 2.0 : 1.0;
   m.run_bytes = run_fixed_bytes + m.peak_waiting * m.bytes_per_user + samples * sample_bytes +
                 (2.0 + wait_kinds) * all_buckets * 8.0 * (classes + 1);
+  // What grows with the users who came rather than with those waiting. An open-ended
+  // Poisson or renewal stream has no total: its rate bounds what is pending.
+  const bool open_ended = !std::isfinite(horizon) &&
+                          (a.kind == arrival_kind::poisson || a.kind == arrival_kind::renewal);
+  const double came = open_ended ? std::numeric_limits<double>::infinity() : users;
+  // Each patient user's abandonment stays scheduled until its patience runs out, released
+  // or not.
+  if (any_patient) m.far_bytes += far_event_bytes(rate_in, came, run_end, patience_s);
+  // Each visit may bring a return visit, scheduled when it ends, and returns return too: at
+  // most p / (1 - p) of them per user. Visits end when released (no faster than the room
+  // releases) or when patience runs out; a crowd shorter than the delay never reaches the
+  // rate of p / (1 - p) returns per arrival, so this is an upper bound.
+  if (s.returns && s.returns->probability > 0) {
+    const double p = s.returns->probability;
+    const double more = p < 1 ? p / (1 - p) : std::numeric_limits<double>::infinity();
+    const double visits = rate_in * (1 + more);
+    const double ends = std::min(visits, mu + (any_patient ? visits : 0.0));
+    m.far_bytes +=
+        far_event_bytes(ends * p, came * more, run_end, mean_cut_at_zero(s.returns->delay_s));
+  }
+  // A lottery releases users in no order of entry, so the tables' blocks (freed when all
+  // their users have left) stay for nearly every user who came.
+  if (s.release.selection.kind == selection_kind::lottery && std::isfinite(came))
+    m.far_bytes += lottery_table_bytes * came;
+  // A followed poller's record (polling.hpp) holds a prediction per poll while it waits: at
+  // the worst moment the waiting have waited about half the run on average.
+  if (s.polling && s.polling->follow_share > 0) {
+    double interval = s.polling->interval_s;
+    for (const auto& step : s.polling->suggest) interval = std::min(interval, step.interval_s);
+    const double polls = interval > 0 ? 0.5 * run_end / interval : 0.0;
+    const double b =
+        s.polling->follow_share * m.peak_waiting * (follower_bytes + follower_poll_bytes * polls);
+    if (std::isfinite(b)) m.far_bytes += b;
+  }
+  m.run_bytes += m.far_bytes;
   // A finished replication: the result itself and one 16-byte entry per non-empty histogram
   // bucket (at most one per user, at most all of them): per class and overall, the
   // backend's response times, the waiting page's four ETA estimators per class.
