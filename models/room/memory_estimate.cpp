@@ -64,7 +64,8 @@ double max_arrival_rate(const arrival_spec& a) {
 }
 
 // The mean of max(0, X): a patience or a delay is drawn from d and cut at 0 when negative.
-// NaN when it has none (a lognormal past the doubles); the callers then assume the worst.
+// Infinite or NaN when the doubles cannot hold it (a lognormal of a huge sigma); the callers
+// then assume the worst.
 double mean_cut_at_zero(const sim::distribution& d) {
   switch (d.kind) {
     case sim::dist_kind::normal: {
@@ -166,6 +167,8 @@ memory_estimate estimate_memory(const scenario& s) {
       break;
     }
   }
+  // A stock cap: each user who waits holds a unit of stock (admission/stock_gate.hpp).
+  if (s.admission) peak = std::min(peak, static_cast<double>(s.admission->stock));
   // Patience bounds the queue: at most the users whose patience has not yet run out wait,
   // on average (the highest arrival rate) x (the longest mean patience) besides the backlog
   // (Little's law for the patience clocks). Only for Poisson and piecewise arrivals, whose
@@ -232,11 +235,17 @@ memory_estimate estimate_memory(const scenario& s) {
   // rate of p / (1 - p) returns per arrival, so this is an upper bound.
   if (s.returns && s.returns->probability > 0) {
     const double p = s.returns->probability;
-    const double more = p < 1 ? p / (1 - p) : std::numeric_limits<double>::infinity();
+    const double delay_s = mean_cut_at_zero(s.returns->delay_s);
+    // Returns of returns, p^k for the k-th: only the generations that fit in the run.
+    const double generations =
+        std::isfinite(run_end) && delay_s > 0 ? std::floor(run_end / delay_s) + 1 : 0;
+    const double more = generations > 0
+                            ? (p < 1 ? p * (1 - std::pow(p, generations)) / (1 - p) : generations)
+                        : p < 1 ? p / (1 - p)
+                                : std::numeric_limits<double>::infinity();
     const double visits = rate_in * (1 + more);
     const double ends = std::min(visits, mu + (any_patient ? visits : 0.0));
-    m.far_bytes +=
-        far_event_bytes(ends * p, came * more, run_end, mean_cut_at_zero(s.returns->delay_s));
+    m.far_bytes += far_event_bytes(ends * p, came * more, run_end, delay_s);
   }
   // A lottery releases users in no order of entry, so the tables' blocks (freed when all
   // their users have left) stay for nearly every user who came.
