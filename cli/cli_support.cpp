@@ -7,8 +7,11 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -60,6 +63,21 @@ std::uint64_t whole_number(const std::string& text, const std::string& flag, std
     throw sim::input_error(flag, expected, "'" + text + "'");
   const std::uint64_t v = std::stoull(text);
   if (v < min || v > max) throw sim::input_error(flag, expected, text);
+  return v;
+}
+
+// A count written as digits or in exponent form (1e12), from 1 to 1e18.
+double whole_number_or_exp(const std::string& text, const std::string& flag) {
+  const std::string expected = "a whole number from 1 to 1e18 (digits, or 1e12)";
+  double v = 0;
+  try {
+    std::size_t used = 0;
+    v = std::stod(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw sim::input_error(flag, expected, "'" + text + "'");
+  }
+  if (!(v >= 1 && v <= 1e18) || v != std::floor(v)) throw sim::input_error(flag, expected, text);
   return v;
 }
 
@@ -137,7 +155,11 @@ common_args parse_args(const std::string& command, const std::vector<std::string
                                                         : "replications (default 10)";
   if (kind == command_kind::estimate || kind == command_kind::run ||
       kind == command_kind::compare || kind == command_kind::sweep || kind == command_kind::plan)
-    add("replications", po::value<std::uint32_t>()->value_name("R"), reps_text);
+    add("replications", po::value<std::string>()->value_name("R"), reps_text);
+  if (kind != command_kind::validate && kind != command_kind::merge)
+    add("max-events", po::value<std::string>()->value_name("N"),
+        "run even when a run is estimated at more than N events (default 1e10; a run's "
+        "estimate is refused above it before it starts)");
   if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::sweep ||
       kind == command_kind::plan || kind == command_kind::merge || kind == command_kind::estimate)
     add("out", po::value<std::string>()->value_name("FILE"),
@@ -253,15 +275,17 @@ common_args parse_args(const std::string& command, const std::vector<std::string
     a.scenario_path = a.scenario_paths.front();
   }
   if (vm.count("replications")) {
-    a.replications = vm["replications"].as<std::uint32_t>();
+    // Read as text: a number type would read -1 as 4294967295.
+    a.replications = static_cast<std::uint32_t>(
+        whole_number(vm["replications"].as<std::string>(), "--replications", 1, 100000));
     a.replications_given = true;
-    if (a.replications < 1 || a.replications > 100000)
-      throw sim::input_error("--replications", "a number from 1 to 100000",
-                             std::to_string(a.replications));
   }
   if (vm.count("threads"))
     a.threads = static_cast<unsigned>(
         whole_number(vm["threads"].as<std::string>(), "--threads", 1, max_threads));
+  if (vm.count("max-events"))
+    a.max_events = static_cast<double>(
+        whole_number_or_exp(vm["max-events"].as<std::string>(), "--max-events"));
   if (vm.count("junit")) a.junit = vm["junit"].as<std::string>();
   if (vm.count("variant")) a.variants = vm["variant"].as<std::vector<std::string>>();
   auto list = [&](const char* key, std::vector<std::string>& into) {
@@ -305,6 +329,10 @@ common_args parse_args(const std::string& command, const std::vector<std::string
       }
     }
   }
+  // With --redis, redis_commands takes both flags out before parsing: here it came alone.
+  if (vm.count("redis-keep") && vm["redis-keep"].as<bool>())
+    throw sim::input_error("--redis-keep", "--redis URL (it keeps that Redis's keys after the run)",
+                           "no --redis");
   if (vm.count("seed"))
     a.seed = whole_number(vm["seed"].as<std::string>(), "--seed", 0, models::max_seed);
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
@@ -319,7 +347,26 @@ common_args parse_args(const std::string& command, const std::vector<std::string
       throw sim::input_error("--format", csv_ok ? "table, json or csv" : "table or json",
                              "'" + *a.format + "'");
   }
+  // Before any work: an output onto an input, or two outputs onto one file, would lose one.
+  std::vector<named_path> inputs;
+  for (const auto& p : a.scenario_paths)
+    inputs.push_back({kind == command_kind::merge ? "the shard file" : "the scenario file", p});
+  refuse_same_file(outputs_of(a), inputs);
   return a;
+}
+
+std::vector<named_path> outputs_of(const common_args& a) {
+  std::vector<named_path> outputs;
+  auto add = [&](const char* flag, const std::optional<std::string>& p) {
+    if (p) outputs.push_back({flag, *p});
+  };
+  add("--out", a.out);
+  add("--html", a.html);
+  add("--series", a.series);
+  add("--trace", a.trace);
+  add("--junit", a.junit);
+  add("--csv", a.csv);
+  return outputs;
 }
 
 const scenario_source& source_of(const std::string& path) {
@@ -334,6 +381,17 @@ const scenario_source& source_of(const std::string& path) {
   if (src.dir.empty()) src.dir.push_back('.');  // (not = ".": a GCC 12 -Wrestrict false alarm)
   return cache.emplace(path, std::move(src)).first->second;
 }
+
+namespace {
+// Each warning once per process: a plan or sweep loads the scenario once per grid point.
+void say_warnings(const models::scenario& s) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(mutex);
+  for (const auto& w : s.warnings)
+    if (said.insert(w).second) fmt::print(stderr, "waitroom: warning: {}\n", w);
+}
+}  // namespace
 
 models::scenario load(const common_args& a, std::optional<std::string> path) {
   nlohmann::json j;
@@ -355,7 +413,14 @@ models::scenario load(const common_args& a, std::optional<std::string> path) {
       models::apply_override(j, s);
   }
   models::scenario s = models::parse_scenario(j, name, base_dir);
+  if (s.arrivals.kind == models::arrival_kind::trace) {
+    std::filesystem::path trace(s.arrivals.trace_file);
+    if (trace.is_relative()) trace = std::filesystem::path(base_dir) / trace;
+    refuse_same_file(outputs_of(a), {{name + ": the arrivals' trace_file", trace.string()}});
+  }
   check_run_memory(s, name);  // an unstable queue: refused with the estimate, not bad_alloc
+  check_run_work(s, name, a.max_events);  // hours of ticks: refused before they start
+  say_warnings(s);
   return s;
 }
 
@@ -365,19 +430,48 @@ unsigned threads_or_cores(unsigned t) {
 
 progress::progress(std::size_t total, bool quiet, std::string label)
     : total_(total),
-      on_(!quiet && total > 0 && ::isatty(2)),
+      on_(!quiet && total > 0),
+      terminal_(::isatty(2) == 1),
       label_(std::move(label)),
       start_(std::chrono::steady_clock::now()) {}
 
+std::chrono::duration<double> progress::heartbeat_every() {
+  // WAITROOM_PROGRESS_S: seconds between log lines (the tests shorten it).
+  static const double every = [] {
+    const char* env = std::getenv("WAITROOM_PROGRESS_S");
+    char* end = nullptr;
+    const double v = env ? std::strtod(env, &end) : 0.0;
+    return env && end != env && *end == '\0' && v > 0 && v < 1e6 ? v : 10.0;
+  }();
+  return std::chrono::duration<double>(every);
+}
+
+bool progress::heartbeat_due(std::chrono::steady_clock::time_point now) {
+  if (now - start_ < heartbeat_every()) return false;
+  if (shown_ && now - last_ < heartbeat_every()) return false;
+  shown_ = true;
+  last_ = now;
+  return true;
+}
+
 progress::~progress() {
   // A line left unfinished (an error cut the work short) still ends before other output.
-  if (shown_ && done_ < total_) fmt::print(stderr, "\n");
+  if (terminal_ && shown_ && done_ < total_) fmt::print(stderr, "\n");
 }
 
 void progress::advance() {
   std::lock_guard lock(mutex_);
   ++done_;
   if (!on_) return;
+  if (!terminal_) {  // a log: a whole line every few seconds, so CI sees the work go on
+    const auto now = std::chrono::steady_clock::now();
+    if (done_ == total_ || !heartbeat_due(now)) return;
+    const double el = std::chrono::duration<double>(now - start_).count();
+    fmt::print(stderr, "waitroom: {}[{}/{}] {:.0f}% after {:.0f}s, ETA {:.0f}s\n", label_, done_,
+               total_, 100.0 * static_cast<double>(done_) / static_cast<double>(total_), el,
+               el / static_cast<double>(done_) * static_cast<double>(total_ - done_));
+    return;
+  }
   const double el =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (!shown_ && el < 1.0) return;
@@ -392,6 +486,12 @@ void progress::status(const std::string& text) {
   std::lock_guard lock(mutex_);
   if (!on_) return;
   const auto now = std::chrono::steady_clock::now();
+  if (!terminal_) {
+    if (heartbeat_due(now))
+      fmt::print(stderr, "waitroom: {}{} after {:.0f}s\n", label_, text,
+                 std::chrono::duration<double>(now - start_).count());
+    return;
+  }
   if (now - start_ < std::chrono::seconds(2)) return;
   if (shown_ && now - last_ < std::chrono::milliseconds(250)) return;
   shown_ = true;

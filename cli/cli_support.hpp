@@ -11,7 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "memory_check.hpp"
 #include "models/scenario/scenario.hpp"
+#include "output_file.hpp"
 
 namespace waitroom::cli {
 
@@ -43,9 +45,10 @@ struct common_args {
   std::vector<std::string> ties;      // plan: /pointer=EXPR in x (the first knob)
   std::optional<std::string> csv;
   bool quiet = false;
-  bool search = false;               // plan: bisect from the closed form's first guess
-  std::optional<std::string> shard;  // run, check, sweep: K/N
-  std::optional<std::string> trace;  // run: JSON Lines file
+  bool search = false;                     // plan: bisect from the closed form's first guess
+  std::optional<std::string> shard;        // run, check, sweep: K/N
+  std::optional<std::string> trace;        // run: JSON Lines file
+  double max_events = default_max_events;  // --max-events: the most a run may be estimated at
   std::optional<double> trace_from, trace_to;
   std::optional<std::string> trace_users;
   // merge: the scenario files' JSON as the shards recorded it, by path, with the directory
@@ -76,6 +79,8 @@ void check_arguments_utf8(const std::vector<std::string>& args);
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);
 models::scenario load(const common_args& a, std::optional<std::string> path);
+// The files a command will write (--out, --html, --series, --trace, --junit, --csv).
+std::vector<named_path> outputs_of(const common_args& a);
 // A scenario file as load() read it (each file is read once per process, so a shard records
 // exactly what it ran).
 const scenario_source& source_of(const std::string& path);
@@ -84,8 +89,9 @@ unsigned threads_or_cores(unsigned t);
 // leaves a half-written result behind.
 bool write_atomically(const std::string& path, const std::string& text);
 
-// "[k/N] 42% ETA 12s" on stderr for long work (run --replications, sweep, plan, check): only
-// when stderr is a terminal, never with --quiet, and only once the work has taken a second.
+// "[k/N] 42% ETA 12s" on stderr for long work (run --replications, sweep, plan, check), never
+// with --quiet: on a terminal one line redrawn once the work has taken a second; otherwise (a
+// CI log) a whole line every 10 s (WAITROOM_PROGRESS_S), so a long job shows it is alive.
 // step() and advance() may be called from several threads.
 class progress {
  public:
@@ -100,8 +106,12 @@ class progress {
   void status(const std::string& text);
 
  private:
+  // Whether a log line is due now (and the time it was last written, updated).
+  bool heartbeat_due(std::chrono::steady_clock::time_point now);
+  static std::chrono::duration<double> heartbeat_every();  // 10 s, or WAITROOM_PROGRESS_S
   std::size_t total_;
   bool on_;
+  bool terminal_;
   bool shown_ = false;
   std::string label_;
   std::size_t done_ = 0;

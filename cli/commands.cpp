@@ -32,6 +32,7 @@
 #include "shard.hpp"
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
+#include "sim/text_file.hpp"
 #include "version.hpp"
 
 namespace po = boost::program_options;
@@ -229,6 +230,15 @@ void warn_censored(const models::scenario& s, const std::vector<const models::ro
                  "wait_bounds_s, or let the run drain\n",
                  s.classes[c].name, censored, censored + released, where, longest);
   }
+  // A series cut at the cap of samples would otherwise read as a queue that stopped.
+  for (const auto* r : rs)
+    if (r->samples.size() >= models::max_queue_samples) {
+      fmt::print(stderr,
+                 "waitroom: warning: the queue series stops at {:.6g} s of {:.6g} s: a run "
+                 "records at most {} samples; raise /run/sample_interval_s\n",
+                 r->samples.back().t_s, r->end_time_s, models::max_queue_samples);
+      break;
+    }
 }
 
 int run_command(const std::vector<std::string>& args) {
@@ -372,6 +382,9 @@ int compare_command(const std::vector<std::string>& all_args) {
       throw sim::input_error("--variant " + v, "NAME:/pointer=value[,/pointer=value...]",
                              "'" + v + "'");
     const std::string name = v.substr(0, colon);
+    if (const std::string why = sim::unprintable_name(name); !why.empty())
+      throw sim::input_error("--variant", "a name without control or bidirectional characters",
+                             why + " in " + nlohmann::json(name).dump(-1, ' ', true));
     if (std::find(names.begin(), names.end(), name) != names.end())
       throw sim::input_error("--variant " + v,
                              name == "base" ? "a variant name other than 'base' (the scenario "

@@ -1,6 +1,7 @@
 // `waitroom`: parses the subcommand and hands over. No simulation logic here.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -60,6 +61,13 @@ int dispatch(std::vector<std::string> args) {
   } catch (const output_error& e) {
     fmt::print(stderr, "waitroom: {}\n", e.what());
     return exit_output;
+  } catch (const std::bad_alloc&) {
+    // Nothing that allocates: the message is a literal.
+    std::fputs(
+        "waitroom: internal error: out of memory (the memory estimate did not foresee this "
+        "run's need; lower --replications, --threads or the run's size, and report it)\n",
+        stderr);
+    return exit_internal;
   } catch (const std::system_error& e) {
     // fmt::print throws this when standard output cannot be written (a full disk, /dev/full).
     if (std::ferror(stdout)) {
@@ -80,7 +88,13 @@ int main(int argc, char** argv) {
   using namespace waitroom::cli;
   install_temp_file_cleanup();         // an interrupted run leaves no FILE.tmp.PID behind
   waitroom::sim::keep_freed_memory();  // replications reuse each other's pages
-  const int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  int rc = exit_internal;
+  try {
+    rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (...) {  // a handler's own message failed (out of memory while reporting an error)
+    std::fputs("waitroom: internal error: out of memory while reporting an error\n", stderr);
+    return exit_internal;
+  }
   // A result printed to a full disk or a closed pipe is a failed write, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     fmt::print(stderr, "waitroom: standard output: could not write the result\n");

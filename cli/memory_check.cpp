@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/room/memory_estimate.hpp"
+#include "models/room/result.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::cli {
@@ -49,6 +50,28 @@ void check_run_memory(const models::scenario& s, const std::string& file) {
       backlog ? "lower /arrivals/backlog_users"
               : "shorten /run/horizon_s or the arrivals, or raise the release rate "
                 "(/release/batch, /release/interval_ms)");
+}
+
+void check_run_work(const models::scenario& s, const std::string& file, double max_events) {
+  if (s.run.max_events) return;  // the scenario bounds its own work
+  const auto m = models::estimate_memory(s);
+  if (m.certain_samples > static_cast<double>(models::max_queue_samples))
+    throw sim::input_error(
+        file + ": /run/sample_interval_s",
+        fmt::format("at most {} queue-length samples over the run (the series would stop there)",
+                    models::max_queue_samples),
+        fmt::format("{:.3g} samples: {} s apart until the last arrival at least", m.certain_samples,
+                    s.run.sample_interval_s),
+        "raise /run/sample_interval_s");
+  if (m.events <= max_events) return;
+  throw sim::input_error(
+      file, fmt::format("a run of at most {:.3g} events (--max-events)", max_events),
+      fmt::format("an estimated {:.3g} events (users x 3, release ticks every {} s, samples every "
+                  "{} s{})",
+                  m.events, s.release.interval.seconds(), s.run.sample_interval_s,
+                  s.polling ? ", status polls" : ""),
+      "raise /release/interval_ms or /run/sample_interval_s, shorten the run, or allow it with "
+      "--max-events N");
 }
 
 void check_replications_memory(const models::scenario& s, std::uint64_t replications,

@@ -12,6 +12,13 @@ namespace waitroom::cli {
 double memory_limit_bytes();
 // One replication's peak (an unstable queue, a huge backlog); `file` names the scenario.
 void check_run_memory(const models::scenario& s, const std::string& file);
+// The events a run may execute unless --max-events says otherwise: at the 5-20 million
+// events a second docs/perf.md measures, from about 10 minutes to half an hour.
+inline constexpr double default_max_events = 1e10;
+// Refuses a run whose estimated events exceed `max_events` (a release interval of a
+// nanosecond: hours of ticks), or whose queue series would be cut at the cap of samples a
+// run records, before it starts; `file` names the scenario.
+void check_run_work(const models::scenario& s, const std::string& file, double max_events);
 // `replications` replications on `threads` threads, each keeping its summary.
 void check_replications_memory(const models::scenario& s, std::uint64_t replications,
                                unsigned threads, const std::string& flag);

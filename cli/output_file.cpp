@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "cli_support.hpp"
+#include "sim/input_error.hpp"
 
 namespace waitroom::cli {
 
@@ -58,6 +61,22 @@ extern "C" void remove_temps_and_reraise(int sig) {
   errno = saved;
 }
 
+// Where a dangling symbolic link points, following a chain of links (at most 40, as the
+// kernel does); the path itself when it is no link. Relative targets are taken from the
+// link's folder.
+std::filesystem::path link_destination(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec)) || ec) return p;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return p;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;
+}
+
 std::string reason(int err) {
   return std::strerror(err);
 }
@@ -102,7 +121,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   if (is_link) {
     // Replace the link's target, not the link (a dangling link: the file it names).
     std::error_code ec;
-    const fs::path resolved = fs::weakly_canonical(path_, ec);
+    const fs::path resolved = fs::weakly_canonical(link_destination(path_), ec);
     if (ec) {
       error_ = ec.message();
       return;
@@ -164,6 +183,65 @@ std::string output_file::commit() {
   release_slot(slot_);
   slot_ = -1;
   return {};
+}
+
+namespace {
+
+// What identifies a file: its device and inode when it exists, else the absolute path it
+// would be created at. `skip` for devices, FIFOs and sockets.
+struct file_identity {
+  bool exists = false, skip = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string path;
+  bool operator==(const file_identity& o) const {
+    if (exists != o.exists) return false;
+    return exists ? dev == o.dev && ino == o.ino : path == o.path;
+  }
+};
+
+file_identity identity_of(const std::string& path) {
+  file_identity id;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    id.exists = true;
+    id.skip = !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    return id;
+  }
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(link_destination(path), ec);
+  if (ec) p = path;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(p, ec);
+  id.path = (ec ? p : resolved).lexically_normal().string();
+  return id;
+}
+
+}  // namespace
+
+void refuse_same_file(const std::vector<named_path>& outputs,
+                      const std::vector<named_path>& inputs) {
+  std::vector<file_identity> out_ids;
+  for (const auto& o : outputs) out_ids.push_back(identity_of(o.path));
+  auto describe = [](const named_path& p) { return p.name + " " + p.path; };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (out_ids[i].skip || outputs[i].path.empty()) continue;
+    for (std::size_t k = 0; k < i; ++k)
+      if (!out_ids[k].skip && out_ids[k] == out_ids[i])
+        throw sim::input_error(outputs[i].name,
+                               "a file apart from every other output (each would overwrite "
+                               "the other)",
+                               fmt::format("the same file as {}", describe(outputs[k])));
+    for (const auto& in : inputs) {
+      if (in.path.empty()) continue;
+      const file_identity id = identity_of(in.path);
+      if (!id.skip && id == out_ids[i])
+        throw sim::input_error(outputs[i].name,
+                               "a file apart from the inputs (writing it would destroy the input)",
+                               fmt::format("the same file as {}", describe(in)));
+    }
+  }
 }
 
 const std::string& last_write_error() {

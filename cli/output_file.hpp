@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace waitroom::cli {
 
@@ -41,6 +42,19 @@ struct output_error : std::runtime_error {
   output_error(const std::string& path, const std::string& what, const std::string& why)
       : std::runtime_error(path + ": could not write " + what + " (" + why + ")") {}
 };
+
+// A file the command names: the flag (or "SCENARIO", "RESULT") and the path as given.
+struct named_path {
+  std::string name;
+  std::string path;
+};
+
+// Refuses (sim::input_error, exit 2) when two outputs, or an output and an input, are one file:
+// the same device and inode (through symbolic and hard links), or, for files that do not exist
+// yet, the same absolute path once every link is followed. Devices, FIFOs and sockets
+// (/dev/null, /dev/stdout) may be named more than once, as the shell's `>` allows.
+void refuse_same_file(const std::vector<named_path>& outputs,
+                      const std::vector<named_path>& inputs);
 
 // The reason the calling thread's last write_atomically failed (for its message).
 const std::string& last_write_error();

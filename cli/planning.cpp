@@ -56,6 +56,41 @@ void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32
   p.tables = std::move(tables);
 }
 
+// A grid point's scenario. A value the scenario refuses is the grid's fault, not the
+// file's: the error names the flag the value came from and the point.
+models::scenario load_point(
+    const common_args& pa, const std::optional<std::string>& path, const std::vector<axis>& axes,
+    const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
+    const std::vector<double>& values, std::size_t i, std::size_t total) {
+  try {
+    return load(pa, path);
+  } catch (const sim::input_error& e) {
+    std::string point;
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      point += fmt::format("{}{}={}", k ? ", " : "", axes[k].pointer,
+                           models::planning::json_number(values[k]));
+    for (const auto& [ptr, f] : ties)
+      point += fmt::format(", {}={}", ptr, models::planning::json_number(f(values.front())));
+    // The flag whose pointer the error is about (or a key below it).
+    auto about = [&](const std::string& pointer) {
+      const std::string& w = e.where();
+      const auto at = w.rfind(": " + pointer);
+      if (at == std::string::npos) return false;
+      const auto end = at + 2 + pointer.size();
+      return end == w.size() || w[end] == '/';
+    };
+    std::string flag;
+    for (const auto& ax : axes)
+      if (flag.empty() && about(ax.pointer)) flag = ax.source;
+    for (const auto& [ptr, f] : ties)
+      if (flag.empty() && about(ptr)) flag = "--tie " + ptr;
+    const std::string where =
+        flag.empty() ? fmt::format("grid point {} of {} ({}): {}", i + 1, total, point, e.where())
+                     : fmt::format("{} at grid point {} of {} ({})", flag, i + 1, total, point);
+    throw sim::input_error(where, e.expected(), e.found());
+  }
+}
+
 // Builds every point of the grid (the cartesian product of the axes, first axis outermost)
 // and runs this shard's replications of each.
 std::vector<point_result> run_grid(
@@ -73,7 +108,7 @@ std::vector<point_result> run_grid(
       pa.sets.push_back(axes[k].pointer + "=" + models::planning::json_number(values[k]));
     for (const auto& [ptr, f] : ties)
       pa.sets.push_back(ptr + "=" + models::planning::json_number(f(values.front())));
-    models::scenario s = load(pa, a.scenario_path);
+    models::scenario s = load_point(pa, a.scenario_path, axes, ties, values, i, total);
     if (a.seed) s.seed = *a.seed;
     out.push_back({values, std::move(s), {}});
   }
@@ -90,7 +125,18 @@ std::vector<point_result> run_grid(
 
 namespace {
 
-std::vector<axis> sweep_axes(const common_args& a) {
+// A knob the scenario holds as a whole number (batch, slots): its default step is whole too.
+bool integer_knob(const models::scenario& base, const std::string& pointer) {
+  try {
+    const json effective = models::to_json(base);
+    const json::json_pointer p(pointer);
+    return effective.contains(p) && effective.at(p).is_number_integer();
+  } catch (const json::exception&) {
+    return false;  // not a pointer into the scenario: load() says so for the first point
+  }
+}
+
+std::vector<axis> sweep_axes(const common_args& a, const models::scenario& base) {
   if (a.vary.empty())
     throw sim::input_error("--vary", "at least one /pointer=START:STOP:STEP", "none");
   std::vector<axis> axes;
@@ -103,7 +149,10 @@ std::vector<axis> sweep_axes(const common_args& a) {
       if (ax.pointer == pointer)
         throw sim::input_error("--vary " + v, "each pointer in one --vary",
                                "'" + pointer + "' again (the later axis would overwrite it)");
-    axes.push_back({pointer, models::planning::parse_range(v.substr(eq + 1), "--vary " + v)});
+    axes.push_back({pointer,
+                    models::planning::parse_range(v.substr(eq + 1), "--vary " + v,
+                                                  integer_knob(base, pointer)),
+                    "--vary " + v});
   }
   return axes;
 }
@@ -263,7 +312,7 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
 int sweep_command(const std::vector<std::string>& args) {
   common_args a = parse_args("sweep", args, command_kind::sweep);
   if (!a.scenario_path) throw sim::input_error("waitroom sweep", "a SCENARIO file", "none");
-  auto axes = sweep_axes(a);
+  auto axes = sweep_axes(a, load(a, a.scenario_path));
   const std::uint32_t reps = replications_or(a, 5);
   shard_spec shard = parse_shard(a.shard);
   auto points = run_grid(a, axes, {}, reps, shard, true);
@@ -329,7 +378,7 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
                              std::to_string(reps));
     if (shards.front().contains("scenario_sha256"))
       check_base_hash(paths, shards, *a.scenario_path, base_hash(a, load(a, a.scenario_path)));
-    auto axes = sweep_axes(a);
+    auto axes = sweep_axes(a, load(a, a.scenario_path));
     auto points = run_grid(a, axes, {}, reps, {}, false);
     fill_tables(paths, shards, points, reps);
     return sweep_output(a, axes, points, reps);
@@ -376,6 +425,7 @@ plan_setup plan_prepare(const common_args& a) {
     throw sim::input_error("--knob/--range",
                            "one or two --knob /pointer, each with a --range LO:HI[:STEP]",
                            fmt::format("{} knobs and {} ranges", a.knobs.size(), a.ranges.size()));
+  models::scenario base = load(a, a.scenario_path);
   std::vector<axis> axes;
   for (std::size_t k = 0; k < a.knobs.size(); ++k) {
     if (a.knobs[k].empty() || a.knobs[k][0] != '/')
@@ -384,8 +434,10 @@ plan_setup plan_prepare(const common_args& a) {
       if (ax.pointer == a.knobs[k])
         throw sim::input_error("--knob " + a.knobs[k], "two different knobs",
                                "'" + a.knobs[k] + "' twice");
-    axes.push_back(
-        {a.knobs[k], models::planning::parse_range(a.ranges[k], "--range " + a.ranges[k])});
+    axes.push_back({a.knobs[k],
+                    models::planning::parse_range(a.ranges[k], "--range " + a.ranges[k],
+                                                  integer_knob(base, a.knobs[k])),
+                    "--range " + a.ranges[k]});
   }
   std::vector<std::pair<std::string, std::function<double(double)>>> ties;
   for (const auto& t : a.ties) {
@@ -395,7 +447,6 @@ plan_setup plan_prepare(const common_args& a) {
                              "'" + t + "'");
     ties.emplace_back(t.substr(0, eq), models::planning::parse_tie(t.substr(eq + 1), "--tie " + t));
   }
-  models::scenario base = load(a, a.scenario_path);
   if (!base.sla)
     throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
   if (a.search && axes.size() != 1)

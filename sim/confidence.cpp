@@ -65,17 +65,11 @@ double student_t_quantile(double p, double df) {
 }
 
 interval mean_interval(const std::vector<double>& values, double level) {
-  double n = static_cast<double>(values.size());
-  if (values.empty()) return {0.0, 0.0};
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= n;
-  if (values.size() < 2) return {mean, std::numeric_limits<double>::infinity()};
-  double ss = 0;
-  for (double v : values) ss += (v - mean) * (v - mean);
-  double sd = std::sqrt(ss / (n - 1.0));
-  double t = student_t_quantile(0.5 + 0.5 * level, n - 1.0);
-  return {mean, t * sd / std::sqrt(n)};
+  // Welford's updates in order, the same arithmetic as a stream of replications merged as
+  // they finish (run --replications keeps no replication's values): the same bits either way.
+  running_moments m;
+  for (double v : values) m.add(v);
+  return mean_interval(m, level);
 }
 
 interval mean_interval(const running_moments& m, double level) {

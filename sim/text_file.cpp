@@ -1,5 +1,7 @@
 #include "sim/text_file.hpp"
 
+#include <array>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +89,39 @@ void require_utf8(const std::string& name, std::string_view text) {
   throw input_error(name, "UTF-8 text",
                     "the byte 0x" + hex_byte(static_cast<unsigned char>(text[at])) + " at byte " +
                         std::to_string(at) + ", which is not UTF-8");
+}
+
+std::string unprintable_name(std::string_view text) {
+  if (text.find_first_not_of(" \t") == std::string_view::npos)
+    return text.empty() ? "an empty name" : "a blank name";
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    char32_t cp = b;
+    std::size_t len = 1;
+    if (b >= 0xF0) {
+      len = 4;
+      cp = b & 0x07u;
+    } else if (b >= 0xE0) {
+      len = 3;
+      cp = b & 0x0Fu;
+    } else if (b >= 0xC0) {
+      len = 2;
+      cp = b & 0x1Fu;
+    }
+    for (std::size_t k = 1; k < len && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+    const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+    const bool bidi = cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+                      (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    if (control || bidi) {
+      std::array<char, 16> code{};
+      std::snprintf(code.data(), code.size(), "U+%04X", static_cast<unsigned>(cp));
+      return std::string(control ? "the control character " : "the bidirectional control ") +
+             code.data() + " at byte " + std::to_string(i);
+    }
+    i += len;
+  }
+  return {};
 }
 
 std::string read_text_file(const std::string& path, const std::string& what,

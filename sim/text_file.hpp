@@ -21,5 +21,10 @@ void check_text(const std::string& text, const std::string& name);
 std::size_t first_non_utf8(std::string_view text);
 // Throws input_error naming `name` (a flag, a file) unless `text` is well-formed UTF-8.
 void require_utf8(const std::string& name, std::string_view text);
+// Why `text` cannot be a name printed to a terminal, or "" when it can: empty or blank, a
+// control character (C0, DEL, C1: a newline or BEL reaches the terminal raw), or a
+// bidirectional control (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069: an override reverses
+// the rest of the line it is printed in). `text` is well-formed UTF-8.
+std::string unprintable_name(std::string_view text);
 
 }  // namespace waitroom::sim

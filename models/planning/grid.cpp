@@ -1,9 +1,11 @@
 #include "models/planning/grid.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/input_error.hpp"
@@ -21,7 +23,7 @@ double parse_number(const std::string& text, const std::string& where) {
   }
 }
 
-std::vector<double> parse_range(const std::string& text, const std::string& where) {
+std::vector<double> parse_range(const std::string& text, const std::string& where, bool integer) {
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
     std::size_t colon = text.find(':', start);
@@ -32,10 +34,17 @@ std::vector<double> parse_range(const std::string& text, const std::string& wher
   if (parts.size() < 2 || parts.size() > 3)
     throw sim::input_error(where, "START:STOP[:STEP]", "'" + text + "'");
   double lo = parse_number(parts[0], where), hi = parse_number(parts[1], where);
-  double step = parts.size() == 3 ? parse_number(parts[2], where) : (hi - lo) / 20.0;
-  if (hi < lo || step <= 0 || (hi - lo) / step > 10000)
-    throw sim::input_error(where, "START <= STOP and a STEP > 0 giving at most 10,000 values",
-                           "'" + text + "'");
+  double step = parts.size() == 3 ? parse_number(parts[2], where)
+                : integer         ? std::max(1.0, std::round((hi - lo) / 20.0))
+                                  : (hi - lo) / 20.0;
+  // The values START + k STEP up to STOP (and a rounding's worth beyond), counted before any
+  // is made so that a huge range is refused at once.
+  const double count = std::floor((hi - lo) / step + 1e-9) + 1;
+  if (hi < lo || step <= 0 || !(count <= static_cast<double>(max_axis_values)))
+    throw sim::input_error(
+        where,
+        fmt::format("START <= STOP and a STEP > 0 giving at most {} values", max_axis_values),
+        hi < lo || step <= 0 ? "'" + text + "'" : fmt::format("'{}' ({:.0f} values)", text, count));
   std::vector<double> out;
   for (std::size_t i = 0;; ++i) {
     double v = lo + static_cast<double>(i) * step;

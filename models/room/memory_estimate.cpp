@@ -262,6 +262,18 @@ memory_estimate estimate_memory(const scenario& s) {
     if (std::isfinite(b)) m.far_bytes += b;
   }
   m.run_bytes += m.far_bytes;
+  // The work. A tick and a serving counter look every interval, whether anyone waits or not.
+  const bool ticking =
+      s.release.mode == release_mode::tick || s.release.mode == release_mode::serving_counter;
+  const double interval_s = s.release.interval.seconds();
+  const double ticks = ticking && interval_s > 0 ? run_end / interval_s : 0.0;
+  double polls = 0;
+  if (s.polling && s.polling->interval_s > 0)  // the waiting poll, half the peak on average
+    polls = 0.5 * m.peak_waiting * run_end / s.polling->interval_s;
+  m.events = 3.0 * users + ticks + run_end / s.run.sample_interval_s + polls;
+  if (!std::isfinite(m.events)) m.events = 0;  // no end to go by: the horizon check applies
+  const double certain_end = std::isfinite(horizon) ? std::min(horizon, end_t) : end_t;
+  m.certain_samples = certain_end / s.run.sample_interval_s;
   // A finished replication: the result itself and one 16-byte entry per non-empty histogram
   // bucket (at most one per user, at most all of them): per class and overall, the
   // backend's response times, the waiting page's four ETA estimators per class.

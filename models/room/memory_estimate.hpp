@@ -44,6 +44,14 @@ struct memory_estimate {
   double run_bytes = 0;       // one replication while it runs
   double summary_bytes = 0;   // what one finished replication keeps (upper bound)
   std::string peak_reason;    // how peak_waiting came about, for the message
+  // The work, for refusing a run that would take hours (cli/memory_check.hpp): the events
+  // one replication executes, estimated as users x 3 (arrival, release or give-up, a return
+  // or a backend visit) + release ticks + queue samples + status polls over the estimated run
+  // (to the horizon, or the last arrival plus the time to release the peak at the most the
+  // room can release); and the queue samples the run wants over its certain part alone (up
+  // to the last arrival, or the horizon), for the cap on a series.
+  double events = 0;
+  double certain_samples = 0;
 };
 
 memory_estimate estimate_memory(const scenario& s);

@@ -10,6 +10,14 @@
 
 namespace waitroom::models {
 
+// Runs the replications on `threads` threads and hands each finished one to `consume` in
+// replication order (0, 1, ...), one call at a time, so that what the caller keeps need not
+// grow with their number: a finished replication waits only while one before it still runs.
+// on_done and bands as for replicate().
+void replicate_each(const scenario& s, std::uint64_t seed, std::uint32_t replications,
+                    unsigned threads, const std::function<void(room_result&&)>& consume,
+                    const std::function<void()>& on_done = {}, series_bands* bands = nullptr);
+
 // on_done (optional) is called after each replication finishes, from the thread that ran it.
 // bands (optional, empty) receives every replication's queue samples before they are dropped.
 std::vector<room_result> replicate(const scenario& s, std::uint64_t seed,

@@ -39,6 +39,10 @@ struct wait_stats {
   void merge(const wait_stats& o);
 };
 
+// The most queue-length samples a run records (a run without a horizon could sample without
+// end): the series stops there, and the CLI warns.
+inline constexpr std::size_t max_queue_samples = 10'000'000;
+
 struct queue_sample {
   double t_s;
   std::uint64_t length;

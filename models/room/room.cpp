@@ -9,11 +9,6 @@
 
 namespace waitroom::models {
 
-namespace {
-// A run without a horizon could sample without end; the cap keeps memory bounded.
-constexpr std::size_t max_samples = 10'000'000;
-}  // namespace
-
 room::room(const scenario& s, std::uint64_t seed, std::uint64_t replication)
     : sc_(s),
       entrance_(s, sim_, seed, replication),
@@ -338,7 +333,7 @@ void room::on_sample() {
   if (backend_) backend_->record_controller(sim_.now().seconds());
   if (orders_) orders_->sample(sim_.now().seconds());
   note_peaks();
-  if (!done() && ledger_.sample_count() < max_samples)
+  if (!done() && ledger_.sample_count() < max_queue_samples)
     sim_.schedule(sim_.now() + sim::sim_time::from_seconds(sc_.run.sample_interval_s), p_sample,
                   k_sample);
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/text_file.hpp"
+
 namespace waitroom::models {
 
 std::string describe(const json& j) {
@@ -183,6 +185,14 @@ std::string object_reader::text(const std::string& key, std::optional<std::strin
   const json& v = get(key);
   if (!v.is_string()) fail(key, "a string", describe(v));
   return v.get<std::string>();
+}
+
+std::string object_reader::name(const std::string& key, std::optional<std::string> fallback) const {
+  std::string v = text(key, std::move(fallback));
+  if (const std::string why = sim::unprintable_name(v); !why.empty())
+    fail(key, "a name without control or bidirectional-override characters, not empty",
+         why + " in " + json(v).dump(-1, ' ', true));  // escaped: the name itself is unsafe
+  return v;
 }
 
 std::string object_reader::choice(const std::string& key, std::optional<std::string> fallback,

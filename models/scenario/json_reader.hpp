@@ -57,6 +57,9 @@ class object_reader {
                        std::int64_t min, std::int64_t max) const;
   bool boolean(const std::string& key, bool fallback) const;
   std::string text(const std::string& key, std::optional<std::string> fallback) const;
+  // A name printed in tables and on terminals: text that is not empty or blank and holds no
+  // control or bidirectional-override character (sim::unprintable_name).
+  std::string name(const std::string& key, std::optional<std::string> fallback) const;
   std::string choice(const std::string& key, std::optional<std::string> fallback,
                      const std::vector<std::string>& options) const;
   // A child object, or nullopt when absent and not required.

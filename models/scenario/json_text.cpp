@@ -1,5 +1,7 @@
 #include "models/scenario/json_text.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -85,11 +87,47 @@ class structure_check {
   std::vector<frame> frames_;
 };
 
+// A number written with a non-zero digit that a double reads as 0 (1e-400 underflows): the
+// parser gives 0 without a word, so a rate of 1e-400 would be a rate of 0.
+void refuse_underflow(const std::string& text, const std::string& name) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t end = i;
+    bool nonzero = false, exponent = false;
+    while (end < text.size() && std::strchr("0123456789+-.eE", text[end]) != nullptr) {
+      if (text[end] == 'e' || text[end] == 'E') exponent = true;
+      if (!exponent && text[end] >= '1' && text[end] <= '9') nonzero = true;
+      ++end;
+    }
+    const std::string token = text.substr(i, end - i);
+    if (nonzero && exponent && std::strtod(token.c_str(), nullptr) == 0.0)
+      throw sim::input_error(name + ": " + line_column(text, i + 1),
+                             "a number a double can hold (non-zero numbers from about 5e-324)",
+                             "'" + token + "', which would read as 0");
+    i = end - 1;
+  }
+}
+
 }  // namespace
 
 nlohmann::json parse_json_strict(const std::string& text, const std::string& name) {
   try {
-    return nlohmann::json::parse(text, structure_check(name));
+    nlohmann::json j = nlohmann::json::parse(text, structure_check(name));
+    refuse_underflow(text, name);
+    return j;
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("syntax error");

@@ -18,7 +18,7 @@ std::vector<user_class> read_classes(const object_reader& top) {
     object_reader c(arr[i], top.file(), top.pointer("classes") + "/" + std::to_string(i),
                     {"name", "share", "level", "offset_ms", "patience_s", "pay_later_probability"});
     user_class u;
-    u.name = c.text("name", std::nullopt);
+    u.name = c.name("name", std::nullopt);
     if (u.name.empty() || u.name.find_first_of(",\n\r") != std::string::npos ||
         std::any_of(u.name.begin(), u.name.end(),
                     [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
@@ -61,7 +61,7 @@ std::vector<sku_spec> read_skus(const object_reader& top) {
     object_reader k(arr[i], top.file(), top.pointer("skus") + "/" + std::to_string(i),
                     {"name", "share"});
     sku_spec sk{
-        k.text("name", std::nullopt),
+        k.name("name", std::nullopt),
         k.number("share", arr.size() == 1 ? std::optional<double>(1.0) : std::nullopt, {0.0, 1.0})};
     if (!names.insert(sk.name).second)
       k.fail("name", "a name not used by another SKU", "\"" + sk.name + "\" again");

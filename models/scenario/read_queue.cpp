@@ -43,7 +43,7 @@ std::vector<list_spec> read_lists(const object_reader& q, const std::vector<user
     object_reader l(arr[i], q.file(), q.pointer("lists") + "/" + std::to_string(i),
                     {"name", "classes", "skus", "max_wait_s"});
     list_spec ls;
-    ls.name = l.text("name", std::nullopt);
+    ls.name = l.name("name", std::nullopt);
     if (!names.insert(ls.name).second)
       l.fail("name", "a name not used by another list", "\"" + ls.name + "\" again");
     if (l.has("skus") && skus.empty())

@@ -70,6 +70,10 @@ controller_spec read_controller(const object_reader& rel) {
   c.down = r->number("down", 0.2, {0.0, 1.0});
   c.floor = r->number("floor", 1.0, {0.0, 1e9});
   c.ceiling = r->number("ceiling", 0.0, {0.0, 1e9});
+  if (c.ceiling > 0 && c.floor > c.ceiling)
+    r->fail("floor", fmt::format("a floor at most the ceiling ({})", c.ceiling),
+            fmt::format("{} (the batch would never go below it, so the ceiling binds nothing)",
+                        c.floor));
   return c;
 }
 

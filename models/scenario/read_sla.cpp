@@ -34,8 +34,10 @@ std::optional<sla_spec> read_sla(const object_reader& top, const std::vector<use
     if (needs_backend(target.metric) && !backend)
       t.fail("metric", "a metric the scenario can measure ('" + metric + "' needs a backend block)",
              metric);
-    if (t.has("max")) target.max = t.number("max", std::nullopt, {0.0, 1e15});
-    if (t.has("min")) target.min = t.number("min", std::nullopt, {0.0, 1e15});
+    // A share (of users, of requests) lies in [0, 1]: a limit of 5 would hold always.
+    const double top_limit = is_share(target.metric) ? 1.0 : 1e15;
+    if (t.has("max")) target.max = t.number("max", std::nullopt, {0.0, top_limit});
+    if (t.has("min")) target.min = t.number("min", std::nullopt, {0.0, top_limit});
     if (!target.max && !target.min) t.fail("max", "a 'max' or a 'min' limit", "neither");
     spec.targets.push_back(target);
   }

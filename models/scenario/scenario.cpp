@@ -70,13 +70,47 @@ void refuse_undrainable(const scenario& s, const std::string& file) {
 }
 }  // namespace
 
+namespace {
+
+// Settings that run but are likely not what the user meant: warned, not refused, since a
+// --set comparison (offset policy against fifo on one file) or a class kept at share 0 for a
+// later sweep are legitimate.
+void note_unmeant(scenario& s, const std::string& file) {
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    const auto& u = s.classes[c];
+    if (u.share == 0 && s.classes.size() > 1)
+      s.warnings.push_back(
+          fmt::format("{}: /classes/{}/share: class {} has share 0: none of its "
+                      "users arrive",
+                      file, c, u.name));
+    if (u.offset_ms != 0 && s.policy.order != ordering::offset)
+      s.warnings.push_back(fmt::format(
+          "{}: /classes/{}/offset_ms: ignored under /queue/policy {} (only the offset policy "
+          "subtracts it from the score)",
+          file, c, name_of(s.policy.order)));
+  }
+  const auto& a = s.arrivals;
+  bool none = a.backlog_users == 0;
+  if (a.kind == arrival_kind::poisson) none = none && a.rate_per_s == 0;
+  if (a.kind == arrival_kind::piecewise)
+    for (const auto& seg : a.segments) none = none && seg.rate_per_s == 0;
+  if (a.kind == arrival_kind::trace) none = none && a.trace.empty();
+  if (a.kind == arrival_kind::renewal) none = false;
+  if (none)
+    s.warnings.push_back(file +
+                         ": /arrivals: no user arrives (every rate is 0 and there is no "
+                         "backlog): every figure of the run will be empty");
+}
+
+}  // namespace
+
 scenario parse_scenario(const json& j, const std::string& file, const std::string& base_dir) {
   object_reader top(
       j, file, "",
       {"$schema", "name", "description", "seed", "classes", "arrivals", "queue", "skus", "release",
        "admission", "backend", "returns", "polling", "run", "sla", "redis"});
   scenario s;
-  s.name = top.text("name", std::nullopt);
+  s.name = top.name("name", std::nullopt);
   s.description = top.text("description", "");
   s.seed =
       static_cast<std::uint64_t>(top.integer("seed", 1, 0, static_cast<std::int64_t>(max_seed)));
@@ -126,6 +160,7 @@ scenario parse_scenario(const json& j, const std::string& file, const std::strin
     finish(s.sla, s.classes, file + ": /release/selection/kind", s.release.selection);
   refuse_undrainable(s, file);
   refuse_beyond_clock(s, file);
+  note_unmeant(s, file);
   return s;
 }
 

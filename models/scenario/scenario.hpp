@@ -173,6 +173,9 @@ struct scenario {
   run_spec run;
   std::optional<sla_spec> sla;
   redis_spec redis;
+  // What the scenario says that a user may not mean (a class that never arrives, a key its
+  // policy ignores), for the CLI to print; not part of the scenario (never written back).
+  std::vector<std::string> warnings;
 
   std::vector<std::string> class_names() const;
 };

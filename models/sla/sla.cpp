@@ -27,6 +27,30 @@ bool needs_backend(sla_metric m) {
   return m == sla_metric::backend_p95_rt_s || m == sla_metric::backend_error_rate;
 }
 
+bool is_share(sla_metric m) {
+  switch (m) {
+    case sla_metric::refused_share:
+    case sla_metric::waiting_at_end_share:
+    case sla_metric::abandoned_share:
+    case sla_metric::rank_moved_back_share:
+    case sla_metric::backend_error_rate:
+      return true;
+    case sla_metric::mean_wait_s:
+    case sla_metric::p50_wait_s:
+    case sla_metric::p90_wait_s:
+    case sla_metric::p95_wait_s:
+    case sla_metric::p99_wait_s:
+    case sla_metric::p999_wait_s:
+    case sla_metric::max_wait_s:
+    case sla_metric::eta_mae_s:
+    case sla_metric::redis_peak_per_s:
+    case sla_metric::backend_p95_rt_s:
+    case sla_metric::redis_memory_mb:
+      return false;
+  }
+  return false;
+}
+
 const char* to_string(sla_metric m) {
   return sla_metric_names()[static_cast<std::size_t>(m)].c_str();
 }

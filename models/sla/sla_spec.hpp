@@ -34,6 +34,8 @@ enum class sla_metric {
 // Metrics that need a `polling` or a `backend` block.
 bool needs_polling(sla_metric m);
 bool needs_backend(sla_metric m);
+// Metrics that are a share or a rate of users or requests, within [0, 1].
+bool is_share(sla_metric m);
 
 struct sla_target {
   std::int32_t user_class = -1;  // -1: all users

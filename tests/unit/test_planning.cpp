@@ -98,7 +98,7 @@ TEST(PlanningPareto, TheFeasibleRangeSaysWhetherItIsContiguous) {
 TEST(PlanningGrid, PointsRunFirstAxisOutermostAndRangesReadExactly) {
   EXPECT_EQ(parse_range("0:0.3:0.1", "--range"), (std::vector<double>{0, 0.1, 0.2, 0.3}));
   EXPECT_EQ(parse_range("0:1", "--range").size(), 21u);  // STEP: a 20th of the range
-  const std::vector<axis> axes{{"/a", {1, 2, 3}}, {"/b", {10, 20}}};
+  const std::vector<axis> axes{{"/a", {1, 2, 3}, ""}, {"/b", {10, 20}, ""}};
   EXPECT_EQ(grid_size(axes), 6u);
   EXPECT_EQ(grid_values(axes, 0), (std::vector<double>{1, 10}));
   EXPECT_EQ(grid_values(axes, 1), (std::vector<double>{1, 20}));
