@@ -23,6 +23,7 @@
 #include "models/planning/pareto.hpp"
 #include "models/planning/search.hpp"
 #include "models/room/replicate.hpp"
+#include "models/scenario/json_text.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "output_file.hpp"
@@ -31,6 +32,7 @@
 #include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
+#include "sim/text_file.hpp"
 #include "version.hpp"
 
 namespace waitroom::cli {
@@ -320,9 +322,9 @@ int sweep_command(const std::vector<std::string>& args) {
   // A shard: this process's replications as metric tables, for `waitroom merge`.
   models::scenario base = load(a, a.scenario_path);
   if (a.seed) base.seed = *a.seed;
-  json j{{"waitroom_shard", 1},         {"command", "sweep"},
-         {"shard", shard.index},        {"of", shard.count},
-         {"args", sweep_args(a, reps)}, {"scenario_sha256", scenario_hash(base)},
+  json j{{"waitroom_shard", shard_format}, {"command", "sweep"},
+         {"shard", shard.index},           {"of", shard.count},
+         {"args", sweep_args(a, reps)},    {"scenario_sha256", scenario_hash(base)},
          {"units", json::array()}};
   j["sources"] = sources_json({*a.scenario_path});
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -331,7 +333,7 @@ int sweep_command(const std::vector<std::string>& args) {
       if ((i * reps + r) % shard.count == shard.index)
         j["units"].push_back({{"point", i}, {"replication", r}, {"table", points[i].tables[k++]}});
   }
-  return write_or_print(a, j.dump() + "\n");
+  return write_shard(a, std::move(j));
 }
 
 namespace {
@@ -344,22 +346,16 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
     for (std::size_t i = 0; i < m.scenario_paths.size(); ++i) {
       const std::string& path = m.scenario_paths[i];
       json j = read(i);
-      if (!j.is_object() || !j.contains("waitroom_shard") || !j.contains("units") ||
-          !j.contains("args"))
-        throw sim::input_error(path, "a shard file written by waitroom run, check or sweep --shard",
-                               "something else");
+      check_shard_header(path, j);  // the format and command this program merges
       shards.push_back(std::move(j));
     }
     const auto& paths = m.scenario_paths;
     check_shard_set(paths, shards);   // one job's shards, each once
     adopt_sources(m, paths, shards);  // the scenarios they ran, not the files as they are now
-    const std::string command = shards.front().value("command", "sweep");
+    const std::string command = shards.front().at("command").get<std::string>();
     if (command == "run") return merge_run(m, paths, shards);
     if (command == "check") return merge_check(m, paths, shards);
     if (command == "plan") return merge_plan(m, paths, shards);
-    if (command != "sweep")
-      throw sim::input_error(paths[0] + ": /command", "run, check, plan or sweep",
-                             "'" + command + "'");
     if (m.junit || m.format == "csv")
       throw sim::input_error(m.junit ? "--junit" : "--format csv",
                              "no --junit or --format csv for a sweep's shards (a sweep writes "
@@ -376,11 +372,11 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
     if (reps < 2 || reps > 100000)
       throw sim::input_error(paths[0] + ": /args/replications", "a number from 2 to 100000",
                              std::to_string(reps));
-    if (shards.front().contains("scenario_sha256"))
-      check_base_hash(paths, shards, *a.scenario_path, base_hash(a, load(a, a.scenario_path)));
+    check_base_hash(paths, shards, *a.scenario_path, base_hash(a, load(a, a.scenario_path)));
     auto axes = sweep_axes(a, load(a, a.scenario_path));
     auto points = run_grid(a, axes, {}, reps, {}, false);
     fill_tables(paths, shards, points, reps);
+    check_content_hashes(paths, shards);
     return sweep_output(a, axes, points, reps);
   } catch (const nlohmann::json::exception& e) {
     // The readers above name the file where they can; this is the last resort.
@@ -395,8 +391,10 @@ int merge_shards(common_args& m, const std::function<json(std::size_t)>& read) {
 
 int merge_command(const std::vector<std::string>& args) {
   common_args m = parse_args("merge", args, command_kind::merge);
-  return merge_shards(m,
-                      [&](std::size_t i) { return models::read_json_file(m.scenario_paths[i]); });
+  return merge_shards(m, [&](std::size_t i) {
+    const std::string& path = m.scenario_paths[i];
+    return models::parse_json_strict(sim::read_text_file(path, "a shard file"), path);
+  });
 }
 
 int merge_texts(const std::vector<std::string>& args, const std::vector<std::string>& texts) {
@@ -542,9 +540,9 @@ int plan_shard(const common_args& a, plan_setup& setup) {
     run_point(a, setup.points[i], i, reps, shard);
     bar.step(i + 1);
   }
-  json j{{"waitroom_shard", 1},   {"command", "plan"},
-         {"shard", shard.index},  {"of", shard.count},
-         {"args", plan_args(a)},  {"scenario_sha256", base_hash(a, setup.base)},
+  json j{{"waitroom_shard", shard_format}, {"command", "plan"},
+         {"shard", shard.index},           {"of", shard.count},
+         {"args", plan_args(a)},           {"scenario_sha256", base_hash(a, setup.base)},
          {"units", json::array()}};
   j["sources"] = sources_json({*a.scenario_path});
   for (std::size_t i = 0; i < setup.points.size(); ++i) {
@@ -554,7 +552,7 @@ int plan_shard(const common_args& a, plan_setup& setup) {
         j["units"].push_back(
             {{"point", i}, {"replication", r}, {"table", setup.points[i].tables[k++]}});
   }
-  return write_or_print(a, j.dump() + "\n");
+  return write_shard(a, std::move(j));
 }
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
@@ -577,6 +575,7 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
   fill_tables(paths, shards, setup.points, setup.reps);
+  check_content_hashes(paths, shards);
   return plan_render(a, setup, std::vector<bool>(setup.points.size(), true), "");
 }
 

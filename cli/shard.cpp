@@ -43,6 +43,80 @@ shard_spec parse_shard(const std::optional<std::string>& text) {
   return {k, n};
 }
 
+std::string shard_content_hash(const json& shard) {
+  // The compact dump of the object without the member, built member by member (as nlohmann
+  // writes an object) so a shard of hundreds of MB is not copied to leave one key out.
+  std::string text = "{";
+  if (shard.is_object())
+    for (const auto& [key, value] : shard.items()) {
+      if (key == "content_sha256") continue;
+      if (text.size() > 1) text += ',';
+      text += json(key).dump();
+      text += ':';
+      text += value.dump();
+    }
+  text += '}';
+  return sha256_hex(text);
+}
+
+int write_shard(const common_args& a, json shard) {
+  shard.erase("content_sha256");
+  const std::string hash = shard_content_hash(shard);
+  shard["content_sha256"] = hash;
+  return write_or_print(a, shard.dump() + "\n");
+}
+
+void check_shard_header(const std::string& path, const json& shard) {
+  const std::string what = "a shard file written by waitroom run, check, sweep or plan --shard";
+  if (!shard.is_object()) throw sim::input_error(path, what, models::describe(shard));
+  if (!shard.contains("waitroom_shard")) {
+    // Say what it is when it is another of waitroom's files.
+    std::string found = "JSON without /waitroom_shard";
+    if (shard.contains("schema_version") || shard.contains("kind"))
+      found = "a result file (merge takes the shard files that `--shard K/N` writes)";
+    else if (shard.contains("arrivals") || shard.contains("classes"))
+      found = "a scenario file";
+    throw sim::input_error(path, what, found);
+  }
+  const json& v = shard.at("waitroom_shard");
+  if (!v.is_number_integer() || v.get<std::int64_t>() != shard_format) {
+    const bool older =
+        v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() < shard_format;
+    throw sim::input_error(
+        path + ": /waitroom_shard",
+        fmt::format("shard format {} (what this waitroom {} writes and merges)", shard_format,
+                    version),
+        older ? fmt::format("format {}, from an older waitroom: run the shards again with this one",
+                            v.dump())
+              : fmt::format("{} (an unknown format)", models::describe(v)));
+  }
+  if (!shard.contains("command") || !shard.at("command").is_string())
+    throw sim::input_error(
+        path + ": /command", shard_commands,
+        shard.contains("command") ? models::describe(shard.at("command")) : std::string("none"));
+  const auto command = shard.at("command").get<std::string>();
+  if (command != "run" && command != "check" && command != "sweep" && command != "plan")
+    throw sim::input_error(path + ": /command", shard_commands, "'" + command + "'");
+  for (const char* key : {"content_sha256", "shard", "of", "args", "units"})
+    if (!shard.contains(key))
+      throw sim::input_error(path + ": /" + key, "the value waitroom writes there", "none");
+}
+
+void check_content_hashes(const std::vector<std::string>& paths, const std::vector<json>& shards) {
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const json& recorded = shards[i].at("content_sha256");
+    const std::string ours = shard_content_hash(shards[i]);
+    if (!recorded.is_string() || recorded.get<std::string>() != ours)
+      throw sim::input_error(
+          paths[i] + ": /content_sha256",
+          fmt::format("the sha256 of the shard's content ({})", ours),
+          fmt::format(
+              "{}: the content hash does not match, so the file was edited or "
+              "corrupted after waitroom wrote it; run this shard again",
+              recorded.is_string() ? recorded.get<std::string>() : models::describe(recorded)));
+  }
+}
+
 std::string scenario_hash(const models::scenario& s) {
   std::string content = models::to_json(s).dump();
   // A trace's arrivals come from its CSV file, which the scenario names but does not hold:
@@ -166,9 +240,9 @@ models::wait_stats waits_from(const json& j, const std::string& where) {
 }
 
 json shard_header(const char* command, shard_spec shard, json args, json hashes) {
-  return {{"waitroom_shard", 1},     {"command", command},
-          {"shard", shard.index},    {"of", shard.count},
-          {"args", std::move(args)}, {"scenario_sha256", std::move(hashes)},
+  return {{"waitroom_shard", shard_format}, {"command", command},
+          {"shard", shard.index},           {"of", shard.count},
+          {"args", std::move(args)},        {"scenario_sha256", std::move(hashes)},
           {"units", json::array()}};
 }
 
@@ -357,7 +431,7 @@ int run_shard(const common_args& a, const models::scenario& s) {
                        {"sum", bands.sums()},
                        {"squares_high", bands.squares_high()},
                        {"squares_low", bands.squares_low()}};
-  return write_or_print(a, j.dump() + "\n");
+  return write_shard(a, std::move(j));
 }
 
 int merge_run(const common_args& m, const std::vector<std::string>& paths,
@@ -432,6 +506,7 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
   if (bands.replications() != reps)
     throw sim::input_error("waitroom merge", fmt::format("queue series of {} replications", reps),
                            fmt::format("{}", bands.replications()));
+  check_content_hashes(paths, shards);
   // As unsharded `run --replications`: table, json or csv, and --html.
   const std::string format = m.format.value_or(m.out ? "json" : "table");
   nlohmann::json result;
@@ -517,7 +592,7 @@ int check_shard(const common_args& a, const std::vector<models::scenario>& scena
   for (std::size_t k = 0; k < mine.size(); ++k)
     j["units"].push_back(
         {{"scenario", mine[k].first}, {"replication", mine[k].second}, {"table", tables[k]}});
-  return write_or_print(a, j.dump() + "\n");
+  return write_shard(a, std::move(j));
 }
 
 int merge_check(const common_args& m, const std::vector<std::string>& paths,
@@ -562,6 +637,7 @@ int merge_check(const common_args& m, const std::vector<std::string>& paths,
                             fmt::format("{}: /units/{}/table", paths[i], k));
       }
     });
+  check_content_hashes(paths, shards);
   return check_output(a, scenarios, tables);
 }
 

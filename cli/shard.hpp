@@ -3,7 +3,8 @@
 // --shard K/N`, `check --shard K/N` and `sweep --shard K/N` each write a shard file of the
 // units whose index is K modulo N; `waitroom merge` combines all N into exactly what the
 // unsharded command writes. Every shard carries the SHA-256 of each effective scenario, so
-// shards of different scenarios (or of an edited file) never merge.
+// shards of different scenarios (or of an edited file) never merge, and the SHA-256 of its
+// own content, so a shard edited or damaged after it was written never merges either.
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -27,6 +28,27 @@ struct shard_spec {
 };
 // "K/N" with 0 <= K < N (the flag's text in errors); none: the whole job.
 shard_spec parse_shard(const std::optional<std::string>& text);
+
+// The shard format this program writes and reads (/waitroom_shard), and the commands whose
+// shards it merges (/command).
+inline constexpr int shard_format = 2;
+inline constexpr const char* shard_commands = "run, check, sweep or plan";
+
+// The shard's content hash: the SHA-256 of its compact JSON (keys sorted, as nlohmann writes
+// it) without the /content_sha256 member itself. Reading a shard and writing it again gives
+// the same text (numbers are written in their shortest round-trip form), so this is the hash
+// of what was written whatever whitespace or key order the file has since been given.
+std::string shard_content_hash(const nlohmann::json& shard);
+// Adds /content_sha256 to `shard` and writes it to --out (or stdout).
+int write_shard(const common_args& a, nlohmann::json shard);
+// Refuses (input_error naming the file) what is not a shard this program merges: not an
+// object, another /waitroom_shard format, an unknown /command, no units or arguments.
+void check_shard_header(const std::string& path, const nlohmann::json& shard);
+// Refuses a shard whose content does not give its /content_sha256 (edited or corrupted).
+// Called once every value has been read, so a damaged value is named by its JSON pointer
+// first, and before anything is written.
+void check_content_hashes(const std::vector<std::string>& paths,
+                          const std::vector<nlohmann::json>& shards);
 
 // The content hash of an effective scenario (every default filled in, overrides applied).
 std::string scenario_hash(const models::scenario& s);

@@ -70,8 +70,11 @@ std::string result_kind(const json& r, const std::string& source) {
   if (has(r, "per_replication") && has(r, "classes")) return "replications";
   if (has(r, "run") && has(r, "classes") && has(r, "overall")) return "run";
   if (has(r, "waitroom_shard"))
-    throw sim::input_error(source, "a complete result (merge the shard files first)",
-                           "one shard of a sweep");
+    throw sim::input_error(
+        source, "a complete result (merge the shard files first)",
+        "a shard file of " + (has(r, "command") && r["command"].is_string()
+                                  ? "`waitroom " + r["command"].get<std::string>() + " --shard K/N`"
+                                  : std::string("a sharded command")));
   throw sim::input_error(source,
                          "the JSON result of waitroom run, run --replications, compare, sweep, "
                          "merge, plan or check",
