@@ -1,12 +1,14 @@
 #include "reports/plan_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "models/planning/pareto.hpp"
 #include "reports/check_report.hpp"
 #include "reports/interval_text.hpp"
+#include "reports/report.hpp"
 
 namespace waitroom::reports {
 
@@ -68,10 +70,21 @@ std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_po
   std::string out = fmt::format("{} replications a point, 95% intervals\n\n", reps);
   std::size_t w = 10;
   for (const auto& ax : axes) w = std::max(w, ax.pointer.size());
+  // One unit for both wait columns, from the largest figure of the table.
+  double top = 0;
+  for (const auto& p : points)
+    for (std::int32_t c = -1; c < static_cast<std::int32_t>(p.scenario.classes.size()); ++c)
+      for (auto m : {models::sla_metric::mean_wait_s, models::sla_metric::p95_wait_s}) {
+        const auto iv = models::table_interval(p.tables, c, m, 0.95);
+        for (double v : {iv.mean, iv.hi()})
+          if (std::isfinite(v)) top = std::max(top, std::fabs(v));
+      }
+  const time_unit unit = time_unit_for(top);
   for (const auto& ax : axes) out += fmt::format("{:>{}} ", ax.pointer, w);
-  out += fmt::format("{:<10} {:>26} {:>26} {:>24}   SLA\n", "class", "mean wait (s)",
-                     "p95 wait (s)", "refused share");
-  auto cell = [](const sim::interval& iv) { return interval_text(iv.mean, iv.lo(), iv.hi()); };
+  out += fmt::format("{:<10} {:>22} {:>22} {:>22}   SLA\n", "class",
+                     fmt::format("mean wait ({})", unit.name),
+                     fmt::format("p95 wait ({})", unit.name), "refused share");
+  auto cell = [](const sim::interval& iv, double scale) { return interval_text(iv, scale); };
   for (const auto& p : points) {
     bool pass = true, failed = false;
     if (p.scenario.sla)
@@ -85,10 +98,12 @@ std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_po
       for (std::size_t k = 0; k < axes.size(); ++k)
         out += first ? fmt::format("{:>{}} ", p.values[k], w) : fmt::format("{:>{}} ", "", w);
       out += fmt::format(
-          "{:<10} {:>26} {:>26} {:>24}", class_name(p.scenario, c),
-          cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95)),
-          cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95)),
-          cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95)));
+          "{:<10} {:>22} {:>22} {:>22}", class_name(p.scenario, c),
+          cell(models::table_interval(p.tables, c, models::sla_metric::mean_wait_s, 0.95),
+               unit.seconds),
+          cell(models::table_interval(p.tables, c, models::sla_metric::p95_wait_s, 0.95),
+               unit.seconds),
+          cell(models::table_interval(p.tables, c, models::sla_metric::refused_share, 0.95), 1));
       // Not decided (no data, or users still waiting could change it) is not a failure.
       if (first && p.scenario.sla) out += pass ? "   holds" : failed ? "   fails" : "   undecided";
       out += "\n";
@@ -144,17 +159,24 @@ std::string plan_table(const plan_view& v) {
   }
   // One column per SLA target: its metric's estimate and interval, "!" where it fails, so a
   // "fails" row says which target failed and by how much.
+  // Every point's outcomes first: one time unit for the whole table, from its largest figure.
+  std::vector<std::vector<models::sla_outcome>> outcomes(points.size());
+  std::vector<models::sla_outcome> all;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!ran[i]) continue;
+    outcomes[i] = models::evaluate(*points[i].scenario.sla, points[i].tables);
+    all.insert(all.end(), outcomes[i].begin(), outcomes[i].end());
+  }
+  const time_unit unit = sla_time_unit(all);
   const auto& targets = base.sla->targets;
   std::vector<std::string> target_heads;
-  std::size_t width = 24;
+  std::size_t width = 22;
   for (const auto& t : targets) {
-    std::string h =
-        fmt::format("{} {} {}", class_name(base, t.user_class), models::to_string(t.metric),
-                    t.max ? fmt::format("<= {}", *t.max) : fmt::format(">= {}", *t.min));
+    std::string h = sla_target_text(base, t, unit);
     width = std::max(width, h.size());
     target_heads.push_back(std::move(h));
   }
-  out += fmt::format("\nknob {}\n{:>12}", axes[0].pointer, "value");
+  out += fmt::format("\nknob {}; times in {}\n{:>12}", axes[0].pointer, unit.name, "value");
   for (const auto& h : target_heads) out += fmt::format(" {:>{}}", h, width);
   out += "   SLA   Pareto";
   out += v.any_guess ? "  closed form\n" : "\n";
@@ -163,21 +185,21 @@ std::string plan_table(const plan_view& v) {
     if (!ran[i]) continue;
     ++simulated;
     out += fmt::format("{:>12}", points[i].values[0]);
-    for (const auto& o : models::evaluate(*points[i].scenario.sla, points[i].tables))
-      out += fmt::format(
-          " {:>{}}",
-          fmt::format("{}{}", interval_text(o.estimate.mean, o.estimate.lo(), o.estimate.hi()),
-                      o.pass                                        ? "  "
-                      : o.verdict == models::sla_verdict::undecided ? " ?"
-                                                                    : " !"),
-          width);
+    for (const auto& o : outcomes[i])
+      out += fmt::format(" {:>{}}",
+                         fmt::format("{}{}", sla_estimate_text(o, unit),
+                                     o.pass                                        ? "  "
+                                     : o.verdict == models::sla_verdict::undecided ? " ?"
+                                                                                   : " !"),
+                         width);
     out += fmt::format("   {:<5} {:<6}", holds[i] ? "holds" : "fails", v.pareto[i] ? "*" : "");
     if (v.any_guess) out += !v.guess[i] ? "  -" : *v.guess[i] ? "  holds" : "  fails";
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
   }
   out += fmt::format(
-      "(each target: estimate [{:.0f}% interval], ! where it fails, ? where it is undecided "
+      "(each target: estimate ± half-width of its {:.0f}% interval, ! where it fails, ? where it "
+      "is undecided "
       "(users still waiting at the end, or no data); Pareto: on the "
       "mean waits of the first two classes)\n",
       base.sla->confidence * 100);

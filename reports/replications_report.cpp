@@ -8,6 +8,7 @@
 
 #include "models/room/summary.hpp"
 #include "models/sla/sla.hpp"
+#include "reports/interval_text.hpp"
 #include "reports/markup_escape.hpp"
 #include "reports/report.hpp"
 
@@ -190,39 +191,56 @@ std::string replications_table(const models::scenario& s,
   const auto ts = tables_of(rs);
   std::string out = fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
                                 s.name, s.seed, rs.size(), level * 100);
-  out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n", "class", "mean wait (s)", "p95 wait (s)",
-                     "p99 wait (s)");
+  constexpr models::sla_metric shown[] = {models::sla_metric::mean_wait_s,
+                                          models::sla_metric::p95_wait_s,
+                                          models::sla_metric::p99_wait_s};
+  std::vector<std::int32_t> rows;
+  for (std::size_t c = 0; c < s.classes.size(); ++c) rows.push_back(static_cast<std::int32_t>(c));
+  if (s.classes.size() > 1) rows.push_back(-1);
+  // One unit for the table, from its largest figure (interval ends included).
+  double top = 0;
+  for (auto c : rows)
+    for (auto m : shown) {
+      const auto iv = models::table_interval(ts, c, m, level);
+      if (std::isfinite(iv.mean)) top = std::max(top, std::fabs(iv.mean));
+      if (std::isfinite(iv.hi())) top = std::max(top, std::fabs(iv.hi()));
+    }
+  const time_unit unit = time_unit_for(top);
+  out += fmt::format(
+      "{:<12} {:>22} {:>22} {:>22}\n", "class", fmt::format("mean wait ({})", unit.name),
+      fmt::format("p95 wait ({})", unit.name), fmt::format("p99 wait ({})", unit.name));
   auto cell = [&](std::int32_t c, models::sla_metric m) {
     auto iv = models::table_interval(ts, c, m, level);
     if (std::isnan(iv.mean)) return std::string("no data");  // no released user somewhere
-    return fmt::format("{:.3f} ± {:.3f}", iv.mean, iv.half_width);
+    return interval_text(iv, unit.seconds);
   };
-  for (std::size_t c = 0; c <= s.classes.size(); ++c) {
-    auto ci = c < s.classes.size() ? static_cast<std::int32_t>(c) : -1;
-    if (ci < 0 && s.classes.size() == 1) break;
-    out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n", ci < 0 ? "all" : s.classes[c].name,
-                       cell(ci, models::sla_metric::mean_wait_s),
-                       cell(ci, models::sla_metric::p95_wait_s),
-                       cell(ci, models::sla_metric::p99_wait_s));
-  }
+  for (auto ci : rows)
+    out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n",
+                       ci < 0 ? "all" : s.classes[static_cast<std::size_t>(ci)].name,
+                       cell(ci, shown[0]), cell(ci, shown[1]), cell(ci, shown[2]));
   // Tail probabilities: measured in each replication, then the same t interval.
-  out += fmt::format("\n{:<12} {:>10} {:>22}  (share of released users; t from {})\n", "class", "t",
-                     "P(wait > t)", s.sla ? "the SLA's wait limits" : "fixed points");
-  auto share = [&](const json& v) {
-    if (v["estimate"].is_null()) return std::string("no data");
-    return fmt::format("{:.4f} ± {:.4f}", v["estimate"].get<double>(),
-                       (v["ci"][1].get<double>() - v["ci"][0].get<double>()) / 2);
-  };
-  for (std::size_t c = 0; c <= s.classes.size(); ++c) {
-    auto ci = c < s.classes.size() ? static_cast<std::int32_t>(c) : -1;
-    if (ci < 0 && s.classes.size() == 1) break;
+  std::vector<std::pair<std::string, json>> tails;
+  double t_top = 0;
+  for (auto ci : rows) {
     json j;
     put_tails(j, s, rs, ci, level);
-    const std::string name = ci < 0 ? "all" : s.classes[c].name;
-    out += fmt::format("{:<12} {:>10} {:>22}\n", name, "0 s", share(j["p_waited"]));
+    for (const auto& t : j["p_wait_above"]) t_top = std::max(t_top, t["t_s"].get<double>());
+    tails.emplace_back(ci < 0 ? "all" : s.classes[static_cast<std::size_t>(ci)].name, std::move(j));
+  }
+  const time_unit t_unit = time_unit_for(t_top);
+  out += fmt::format("\n{:<12} {:>10} {:>22}  (share of released users; t from {})\n", "class",
+                     fmt::format("t ({})", t_unit.name), "P(wait > t)",
+                     s.sla ? "the SLA's wait limits" : "fixed points");
+  auto share = [&](const json& v) {
+    if (v["estimate"].is_null()) return std::string("no data");
+    return interval_text(v["estimate"].get<double>(),
+                         (v["ci"][1].get<double>() - v["ci"][0].get<double>()) / 2);
+  };
+  for (const auto& [name, j] : tails) {
+    out += fmt::format("{:<12} {:>10} {:>22}\n", name, "0", share(j["p_waited"]));
     for (const auto& t : j["p_wait_above"])
       out += fmt::format("{:<12} {:>10} {:>22}\n", name,
-                         fmt::format("{:g} s", t["t_s"].get<double>()), share(t));
+                         fmt::format("{:.4g}", t["t_s"].get<double>() / t_unit.seconds), share(t));
   }
   return out;
 }
@@ -271,59 +289,154 @@ std::string compare_table(const nlohmann::json& j) {
       "differences are against '{}'\n\n",
       j["replications"].get<std::size_t>(), j["confidence"].get<double>() * 100,
       j["variants"][0]["name"].get<std::string>());
-  out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
-                     "mean wait (s)", "difference", "p95 wait (s)", "difference");
-  auto cell = [](const json& m) {
-    // A class with no released user in some replication has no wait: null, shown as such.
-    if (m["estimate"].is_null() || m["ci"][0].is_null() || m["ci"][1].is_null())
-      return std::string("no data");
-    return fmt::format("{:.3f} ± {:.3f}", m["estimate"].get<double>(),
-                       (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2);
+  // A class with no released user in some replication has no wait: null, shown as such.
+  auto known = [](const json& m) {
+    return !(m["estimate"].is_null() || m["ci"][0].is_null() || m["ci"][1].is_null());
   };
+  // One unit for every time in a table, from its largest figure.
+  auto unit_of = [&](std::initializer_list<const char*> metrics, bool classes) {
+    double top = 0;
+    for (const auto& v : j["variants"])
+      for (const auto& c : v["classes"]) {
+        for (const char* name : metrics) {
+          if (!c.contains(name)) continue;
+          for (const json* m :
+               {&c[name], c[name].contains("difference") ? &c[name]["difference"] : &c[name]}) {
+            if (!known(*m)) continue;
+            for (const auto& x : {(*m)["estimate"], (*m)["ci"][0], (*m)["ci"][1]})
+              top = std::max(top, std::fabs(x.get<double>()));
+          }
+        }
+        if (!classes) break;
+      }
+    return time_unit_for(top);
+  };
+  auto cell = [&](const json& m, double unit_seconds) {
+    if (!known(m)) return std::string("no data");
+    return interval_text(m["estimate"].get<double>() / unit_seconds,
+                         (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2 / unit_seconds);
+  };
+  const time_unit unit = unit_of({"mean_wait_s", "p95_wait_s"}, true);
+  out += fmt::format(
+      "{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
+      fmt::format("mean wait ({})", unit.name), fmt::format("difference ({})", unit.name),
+      fmt::format("p95 wait ({})", unit.name), fmt::format("difference ({})", unit.name));
   for (const auto& v : j["variants"])
     for (const auto& c : v["classes"]) {
       const auto& mean = c["mean_wait_s"];
       const auto& p95 = c["p95_wait_s"];
       out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", v["name"].get<std::string>(),
-                         c["class"].get<std::string>(), cell(mean),
-                         mean.contains("difference") ? cell(mean["difference"]) : "", cell(p95),
-                         p95.contains("difference") ? cell(p95["difference"]) : "");
+                         c["class"].get<std::string>(), cell(mean, unit.seconds),
+                         mean.contains("difference") ? cell(mean["difference"], unit.seconds) : "",
+                         cell(p95, unit.seconds),
+                         p95.contains("difference") ? cell(p95["difference"], unit.seconds) : "");
     }
-  // Whole-room figures (Redis, backend) where the scenario measures them.
+  // Whole-room figures (Redis, backend) where the scenario measures them, each in its unit.
   const auto& all = j["variants"][0]["classes"][0];
-  for (const char* name :
-       {"redis_peak_per_s", "redis_memory_mb", "backend_p95_rt_s", "backend_error_rate"}) {
+  for (const auto metric :
+       {models::sla_metric::redis_peak_per_s, models::sla_metric::redis_memory_mb,
+        models::sla_metric::backend_p95_rt_s, models::sla_metric::backend_error_rate}) {
+    const char* name = models::to_string(metric);
     if (!all.contains(name)) continue;
-    out += fmt::format("\n{:<16} {:>20} {:>22}  ({}, everyone)\n", "variant", "value", "difference",
-                       name);
+    double unit_seconds = 1;
+    std::string unit_name(plain_unit(metric));
+    if (is_time_metric(metric)) {
+      const time_unit u = unit_of({name}, false);
+      unit_seconds = u.seconds;
+      unit_name = u.name;
+    }
+    const std::string suffix = unit_name.empty() ? "" : " (" + unit_name + ")";
+    out += fmt::format("\n{:<16} {:>20} {:>22}  ({}, everyone)\n", "variant", "value" + suffix,
+                       "difference" + suffix, name);
     for (const auto& v : j["variants"]) {
       const auto& m = v["classes"][0][name];
       if (m["estimate"].is_null()) continue;
-      out += fmt::format("{:<16} {:>20} {:>22}\n", v["name"].get<std::string>(), cell(m),
-                         m.contains("difference") ? cell(m["difference"]) : "");
+      out +=
+          fmt::format("{:<16} {:>20} {:>22}\n", v["name"].get<std::string>(), cell(m, unit_seconds),
+                      m.contains("difference") ? cell(m["difference"], unit_seconds) : "");
     }
   }
   return out;
 }
 
 namespace {
-std::string target_text(const models::scenario& s, const models::sla_target& t) {
-  std::string who =
-      t.user_class < 0 ? "all" : s.classes[static_cast<std::size_t>(t.user_class)].name;
+
+// The class a target is about ("all" for everyone).
+std::string class_of(const models::scenario& s, const models::sla_target& t) {
+  return t.user_class < 0 ? "all" : s.classes[static_cast<std::size_t>(t.user_class)].name;
+}
+
+// A limit or estimate in a table's unit: four significant figures, no trailing zeros.
+std::string limit_number(double v) {
+  std::string t = fixed_text(v, significant_decimals(v));
+  if (t.find('.') != std::string::npos) {
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+  }
+  return t;
+}
+
+// The unit a target's figures are shown in: the table's time unit for times, else the
+// metric's own ("" for shares).
+struct shown_unit {
+  std::string name;
+  double scale;
+};
+
+shown_unit unit_of(models::sla_metric m, const time_unit& times) {
+  if (is_time_metric(m)) return {std::string(times.name), times.seconds};
+  return {std::string(plain_unit(m)), 1.0};
+}
+
+std::string with_unit(const std::string& number, const shown_unit& u) {
+  return u.name.empty() ? number : number + " " + u.name;
+}
+
+std::string target_text(const models::scenario& s, const models::sla_target& t,
+                        const shown_unit& u) {
   std::string limit;
-  if (t.max) limit += fmt::format("<= {}", *t.max);
-  if (t.min) limit += fmt::format("{}>= {}", limit.empty() ? "" : ", ", *t.min);
-  return fmt::format("{} {} {}", who, models::to_string(t.metric), limit);
+  if (t.max) limit += "<= " + with_unit(limit_number(*t.max / u.scale), u);
+  if (t.min)
+    limit += (limit.empty() ? ">= " : ", >= ") + with_unit(limit_number(*t.min / u.scale), u);
+  return fmt::format("{} {} {}", class_of(s, t), models::to_string(t.metric), limit);
 }
 
 std::string xml_escape(const std::string& in) {
   return markup_escape(in);
 }
+
+// The unit for the times of a table of targets: from the largest estimate or interval end.
+time_unit targets_time_unit(const std::vector<models::sla_outcome>& outcomes) {
+  double top = 0;
+  for (const auto& o : outcomes) {
+    if (!is_time_metric(o.target.metric)) continue;
+    for (double v : {o.estimate.mean, o.estimate.lo(), o.estimate.hi()})
+      if (std::isfinite(v)) top = std::max(top, std::fabs(v));
+  }
+  return time_unit_for(top);
+}
+
 }  // namespace
+
+std::string sla_target_text(const models::scenario& s, const models::sla_target& t,
+                            const time_unit& times) {
+  return target_text(s, t, unit_of(t.metric, times));
+}
+
+std::string sla_estimate_text(const models::sla_outcome& o, const time_unit& times) {
+  const auto u = unit_of(o.target.metric, times);
+  return interval_text(o.estimate, u.scale);
+}
+
+time_unit sla_time_unit(const std::vector<models::sla_outcome>& outcomes) {
+  return targets_time_unit(outcomes);
+}
 
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level) {
-  std::string out = fmt::format("{}: {:.0f}% confidence\n", s.name, level * 100);
+  const time_unit times = targets_time_unit(outcomes);
+  std::string out =
+      fmt::format("{}: {:.0f}% confidence, times in {}\n", s.name, level * 100, times.name);
   auto word_of = [](const models::sla_outcome& o) -> std::string_view {
     return o.verdict == models::sla_verdict::pass   ? "ok"
            : o.verdict == models::sla_verdict::fail ? "FAIL"
@@ -334,17 +447,22 @@ std::string sla_table(const models::scenario& s, const std::vector<models::sla_o
   for (const auto& o : outcomes) width = std::max(width, word_of(o).size());
   for (const auto& o : outcomes) {
     const auto word = word_of(o);
+    const auto u = unit_of(o.target.metric, times);
+    const std::string target = target_text(s, o.target, u);
     if (std::isnan(o.estimate.mean))
-      out += fmt::format("  {:<{}} {:<40} no data\n", word, width, target_text(s, o.target));
+      out += fmt::format("  {:<{}} {:<40} no data\n", word, width, target);
     else
-      out +=
-          fmt::format("  {:<{}} {:<40} measured {:.4g} [{:.4g}, {:.4g}]\n", word, width,
-                      target_text(s, o.target), o.estimate.mean, o.estimate.lo(), o.estimate.hi());
+      out += fmt::format("  {:<{}} {:<40} measured {}\n", word, width, target,
+                         with_unit(interval_text(o.estimate, u.scale), u));
     if (!o.reason.empty()) out += fmt::format("{:{}}{}\n", "", width + 3, o.reason);
   }
   return out;
 }
 
+// JUnit: a test case per target named by what it measures (class and metric), so tightening
+// a limit keeps the test's history in CI; the limit, estimate and interval are properties.
+// Its time is 0: the targets share their scenario's simulation, and the file must be the same
+// bytes from `merge` of shards as from one process.
 std::string junit_xml(
     const std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>>& runs) {
   std::size_t tests = 0, failures = 0;
@@ -354,25 +472,66 @@ std::string junit_xml(
       failures += !o.pass;
     }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"waitroom check\" tests=\"{}\" failures=\"{}\">\n", tests,
-                     failures);
+  out +=
+      fmt::format("<testsuites name=\"waitroom check\" tests=\"{}\" failures=\"{}\" time=\"0\">\n",
+                  tests, failures);
+  auto number = [](double v) {
+    return std::isfinite(v) ? fmt::format("{}", v) : std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  };
   for (const auto& [s, os] : runs) {
     std::size_t f = 0;
     for (const auto& o : os) f += !o.pass;
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"0\">\n",
                        xml_escape(s->name), os.size(), f);
-    for (const auto& o : os) {
-      std::string name = xml_escape(target_text(*s, o.target));
-      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(s->name), name);
-      if (o.pass) {
-        out += "/>\n";
-      } else {
-        out += fmt::format(
-            ">\n      <failure message=\"{}measured {:.4g}, interval [{:.4g}, {:.4g}]{}\"/>\n    "
-            "</testcase>\n",
-            o.verdict == models::sla_verdict::undecided ? "undecided: " : "", o.estimate.mean,
-            o.estimate.lo(), o.estimate.hi(), o.reason.empty() ? "" : xml_escape("; " + o.reason));
-      }
+    // Names unique within the scenario: a second target on the same class and metric is told
+    // apart by its kind of limit, then by its rank.
+    std::vector<std::string> names;
+    for (const auto& o : os)
+      names.push_back(class_of(*s, o.target) + " " + models::to_string(o.target.metric));
+    auto count = [&](const std::vector<std::string>& v, const std::string& n) {
+      return std::count(v.begin(), v.end(), n);
+    };
+    std::vector<std::string> unique = names;
+    for (std::size_t i = 0; i < os.size(); ++i)
+      if (count(names, names[i]) > 1)
+        unique[i] += os[i].target.max && os[i].target.min ? " (max, min)"
+                     : os[i].target.max                   ? " (max)"
+                                                          : " (min)";
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < os.size(); ++i) {
+      const std::string base = unique[i];
+      seen.push_back(base);
+      if (count(unique, base) > 1) unique[i] += fmt::format(" #{}", count(seen, base));
+    }
+    const double confidence = s->sla ? s->sla->confidence : 0.95;
+    for (std::size_t i = 0; i < os.size(); ++i) {
+      const auto& o = os[i];
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n",
+                         xml_escape(s->name), xml_escape(unique[i]));
+      out += "      <properties>\n";
+      auto property = [&](const char* key, const std::string& value) {
+        out +=
+            fmt::format("        <property name=\"{}\" value=\"{}\"/>\n", key, xml_escape(value));
+      };
+      if (o.target.max) property("max", number(*o.target.max));
+      if (o.target.min) property("min", number(*o.target.min));
+      const auto u = unit_of(o.target.metric, time_unit{"s", 1.0});
+      if (!u.name.empty()) property("unit", u.name);
+      property("estimate", number(o.estimate.mean));
+      property("ci_low", number(o.estimate.lo()));
+      property("ci_high", number(o.estimate.hi()));
+      property("confidence", number(confidence));
+      property("verdict", models::to_string(o.verdict));
+      out += "      </properties>\n";
+      if (!o.pass)
+        out += fmt::format("      <failure message=\"{}{}: measured {}{}\"/>\n",
+                           o.verdict == models::sla_verdict::undecided ? "undecided: " : "",
+                           xml_escape(target_text(*s, o.target, u)),
+                           std::isnan(o.estimate.mean)
+                               ? "no data"
+                               : xml_escape(with_unit(interval_text(o.estimate), u)),
+                           o.reason.empty() ? "" : xml_escape("; " + o.reason));
+      out += "    </testcase>\n";
     }
     out += "  </testsuite>\n";
   }

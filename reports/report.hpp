@@ -12,6 +12,7 @@
 #include "models/room/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "reports/interval_text.hpp"
 
 namespace waitroom::reports {
 
@@ -63,6 +64,14 @@ std::string compare_table(const nlohmann::json& comparison);
 // SLA outcomes: a table for people, JUnit XML for CI systems.
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level);
+// One target for a table whose times are in `times`: "vip mean_wait_s <= 20 s", and its estimate
+// "1.641 ± 0.097" in the same unit; the unit for a table of outcomes (interval_text.hpp's rule).
+std::string sla_target_text(const models::scenario& s, const models::sla_target& t,
+                            const time_unit& times);
+std::string sla_estimate_text(const models::sla_outcome& o, const time_unit& times);
+time_unit sla_time_unit(const std::vector<models::sla_outcome>& outcomes);
+// One test case per target, named "class metric" (stable when a limit changes), with the limit,
+// estimate and interval as properties.
 std::string junit_xml(
     const std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>>& runs);
 

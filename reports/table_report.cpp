@@ -1,45 +1,44 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "models/room/censoring.hpp"
+#include "reports/interval_text.hpp"
 #include "reports/report.hpp"
 
 namespace waitroom::reports {
 
 namespace {
-std::string seconds(double s) {
-  if (s < 1e-3) return fmt::format("{:.0f}us", s * 1e6);
-  if (s < 1.0) return fmt::format("{:.1f}ms", s * 1e3);
-  if (s < 120.0) return fmt::format("{:.2f}s", s);
-  return fmt::format("{:.1f}min", s / 60.0);
+
+// A time with its unit, four significant figures: for the lines that are not tables.
+std::string duration_text(double s, time_unit u) {
+  return fixed_text(s / u.seconds, significant_decimals(s / u.seconds)) + " " + std::string(u.name);
 }
 
-// One unit for a whole column, chosen from its largest value, and enough decimals for four
-// significant digits there: "p95 (s)" over 59.87 and 61.20 rather than "59.87s" beside "1.0min".
-struct column_unit {
-  const char* name;
-  double seconds;
+// A signed figure: "+1.5", "-0.3", "0.0" (never "-0.0" or "+0.0").
+std::string signed_text(double v, int decimals) {
+  std::string t = fixed_text(v, decimals);
+  return t.front() == '-' || t.find_first_not_of("0.") == std::string::npos ? t : "+" + t;
+}
+
+// One unit for every wait column of a table, chosen from its largest value (interval_text.hpp),
+// with the decimals that give the largest four significant figures and the smallest non-zero
+// at least two (at most 3).
+struct wait_unit {
+  time_unit unit;
   int decimals;
 };
 
-column_unit unit_for(double max_s) {
-  column_unit u{"s", 1.0, 0};
-  if (max_s < 1e-3)
-    u = {"us", 1e-6, 0};
-  else if (max_s < 1.0)
-    u = {"ms", 1e-3, 0};
-  else if (max_s >= 1000.0 * 60.0)
-    u = {"h", 3600.0, 0};
-  else if (max_s >= 1000.0)
-    u = {"min", 60.0, 0};
-  const double top = max_s / u.seconds;
-  const int digits = top >= 1.0 ? static_cast<int>(std::floor(std::log10(top))) + 1 : 1;
-  u.decimals = std::clamp(4 - digits, 0, 3);
-  return u;
+wait_unit unit_for(double max_s, double min_nonzero_s) {
+  const time_unit u = time_unit_for(max_s);
+  int d = significant_decimals(max_s / u.seconds);
+  if (min_nonzero_s > 0 && std::isfinite(min_nonzero_s))
+    d = std::max(d, 1 - static_cast<int>(std::floor(std::log10(min_nonzero_s / u.seconds))));
+  return {u, std::clamp(d, 0, 3)};
 }
 
 // The wait statistics shown, in column order.
@@ -58,7 +57,7 @@ std::vector<std::pair<const char*, double>> wait_columns(const models::wait_stat
 // still move anywhere above; unmarked percentiles are decided by the released waits).
 std::string censored_table(
     const std::vector<std::pair<std::string, const models::wait_stats*>>& rows,
-    const std::vector<column_unit>& units) {
+    const wait_unit& unit) {
   bool any = false;
   for (const auto& [name, w] : rows) any = any || w->censored_s.count() > 0;
   if (!any) return {};
@@ -67,7 +66,7 @@ std::string censored_table(
       "their time so far, the waits are at least (? = still open above):\n{:<12} {:>9} {:>9}",
       "class", "censored", "counted");
   for (const char* h : {"mean", "p50", "p90", "p95", "p99", "p99.9", "max"})
-    out += fmt::format(" {:>10}", h);
+    out += fmt::format(" {:>11}", fmt::format("{} ({})", h, unit.unit.name));
   out += "\n";
   for (const auto& [name, w] : rows) {
     out += fmt::format("{:<12} {:>9} {:>9}", name, w->censored_s.count(), models::bound_count(*w));
@@ -78,14 +77,14 @@ std::string censored_table(
                                      models::quantile_bounds(*w, 0.99),
                                      models::quantile_bounds(*w, 0.999),
                                      models::max_bounds(*w)};
-    for (std::size_t k = 0; k < std::size(b); ++k) {
-      if (std::isnan(b[k].lower)) {
-        out += fmt::format(" {:>10}", "-");
+    for (const auto& bound : b) {
+      if (std::isnan(bound.lower)) {
+        out += fmt::format(" {:>11}", "-");
         continue;
       }
-      // A larger figure than the column's unit was chosen for: the unit still reads right.
-      out += fmt::format(" {:>10}", fmt::format("{:.{}f}{}", b[k].lower / units[k].seconds,
-                                                units[k].decimals, b[k].upper ? "" : "?"));
+      // A larger figure than the unit was chosen for: the unit still reads right.
+      out += fmt::format(" {:>11}", fixed_text(bound.lower / unit.unit.seconds, unit.decimals) +
+                                        (bound.upper ? "" : "?"));
     }
     out += "\n";
   }
@@ -97,46 +96,38 @@ std::string class_table(const models::room_result& r) {
   for (std::size_t c = 0; c < r.by_class.size(); ++c)
     rows.emplace_back(r.class_names[c], &r.by_class[c]);
   if (r.by_class.size() > 1) rows.emplace_back("all", &r.overall);
-  const auto heads = wait_columns(r.overall);
-  std::vector<column_unit> units;
-  for (std::size_t k = 0; k < heads.size(); ++k) {
-    double top = 0;
-    for (const auto& [name, w] : rows)
-      if (w->wait_s.count() > 0) top = std::max(top, wait_columns(*w)[k].second);
-    units.push_back(unit_for(top));
-  }
+  // One unit for every wait column: "p50 (s)" beside "max (s)", never ms beside min.
+  double top = 0, least = std::numeric_limits<double>::infinity();
+  for (const auto& [name, w] : rows)
+    if (w->wait_s.count() > 0)
+      for (const auto& [head, v] : wait_columns(*w)) {
+        top = std::max(top, v);
+        if (v > 0) least = std::min(least, v);
+      }
+  const wait_unit unit = unit_for(top, least);
   // Refusals only matter with stock caps: their column appears when there are any.
   bool refused = false;
   for (const auto& [name, w] : rows) refused = refused || w->refused > 0;
   std::string head = fmt::format("{:<12} {:>9} {:>9}", "class", "arrived", "released");
-  std::string unit_row = fmt::format("{:<12} {:>9} {:>9}", "", "", "");
-  if (refused) {
-    head += fmt::format(" {:>8}", "refused");
-    unit_row += fmt::format(" {:>8}", "");
-  }
+  if (refused) head += fmt::format(" {:>8}", "refused");
   head += fmt::format(" {:>8} {:>8}", "gave up", "waiting");
-  unit_row += fmt::format(" {:>8} {:>8}", "", "");
-  // Units on a line of their own under each wait column keep the table narrow.
-  for (std::size_t k = 0; k < heads.size(); ++k) {
-    head += fmt::format(" {:>9}", heads[k].first);
-    unit_row += fmt::format(" {:>9}", fmt::format("({})", units[k].name));
-  }
-  std::string out = head + "\n" + unit_row + "\n";
+  for (const auto& [name, v] : wait_columns(r.overall))
+    head += fmt::format(" {:>11}", fmt::format("{} ({})", name, unit.unit.name));
+  std::string out = head + "\n";
   for (const auto& [name, w] : rows) {
     out += fmt::format("{:<12} {:>9} {:>9}", name, w->arrived, w->released);
     if (refused) out += fmt::format(" {:>8}", w->refused);
     out += fmt::format(" {:>8} {:>8}", w->abandoned, w->waiting_at_end);
-    const auto values = wait_columns(*w);
-    for (std::size_t k = 0; k < values.size(); ++k) {
+    for (const auto& [head_name, v] : wait_columns(*w)) {
       // No released user: no wait to show (never a 0 that reads as "no wait").
       if (w->wait_s.count() == 0)
-        out += fmt::format(" {:>9}", "-");
+        out += fmt::format(" {:>11}", "-");
       else
-        out += fmt::format(" {:>9.{}f}", values[k].second / units[k].seconds, units[k].decimals);
+        out += fmt::format(" {:>11}", fixed_text(v / unit.unit.seconds, unit.decimals));
     }
     out += "\n";
   }
-  return out + censored_table(rows, units);
+  return out + censored_table(rows, unit);
 }
 }  // namespace
 
@@ -161,7 +152,8 @@ std::string result_table(const models::scenario& s, const models::room_result& r
     out += fmt::format(
         "\ntemporary VIP: {} credits granted, {} used on return, {} applied in place, {} expired, "
         "{} unused; credited visits waited {} on average\n",
-        c.granted, c.used, c.used_in_place, c.expired, c.unused, seconds(c.credited.wait_s.mean()));
+        c.granted, c.used, c.used_in_place, c.expired, c.unused,
+        duration_text(c.credited.wait_s.mean(), time_unit_for(c.credited.wait_s.mean())));
   }
   if (r.admission) {
     const auto& a = *r.admission;
@@ -173,17 +165,20 @@ std::string result_table(const models::scenario& s, const models::room_result& r
   }
   if (r.backend) {
     const auto& b = *r.backend;
+    const double rt_mean = b.rt_s.mean(), rt_p95 = b.rt_ns.quantile(0.95) * 1e-9;
+    const time_unit rt_unit = time_unit_for(std::max(rt_mean, rt_p95));
     out += fmt::format(
         "\nbackend: {} completed, RT mean {} p95 {}, {} timeouts, utilisation {:.1f}%, peak "
         "queue {}\n",
-        b.completed, seconds(b.rt_s.mean()), seconds(b.rt_ns.quantile(0.95) * 1e-9), b.timeouts,
+        b.completed, duration_text(rt_mean, rt_unit), duration_text(rt_p95, rt_unit), b.timeouts,
         b.capacity_worker_s > 0 ? 100.0 * b.busy_worker_s / b.capacity_worker_s : 0.0,
         b.peak_queue);
     if (b.no_shows + b.late > 0 || b.arrival_delay_s.max() > 0)
       out += fmt::format(
           "released users reached it {} after release on average; {} no-shows, {} too late, {} "
           "releases taken back\n",
-          seconds(b.arrival_delay_s.mean()), b.no_shows, b.late, b.reclaimed);
+          duration_text(b.arrival_delay_s.mean(), time_unit_for(b.arrival_delay_s.mean())),
+          b.no_shows, b.late, b.reclaimed);
   }
   if (r.polling) {
     const auto p = polling_json(*r.polling, r.class_names, s.polling->follow_share);
@@ -197,8 +192,17 @@ std::string result_table(const models::scenario& s, const models::room_result& r
         p["peak_per_second"]["total_without_cache"].get<std::uint64_t>());
     const auto& f = p["followed"];
     if (f["users"].get<std::uint64_t>() > 0) {
-      out += fmt::format("followed {} users; ETA mean absolute error (bias) by class:\n",
-                         f["users"].get<std::uint64_t>());
+      // One unit for the whole table, from its largest error or bias.
+      double top = 0;
+      for (const auto& c : f["by_class"])
+        for (const auto& name : models::eta_estimator_names()) {
+          const auto& e = c["eta"][name];
+          if (e["mae_s"].is_null()) continue;
+          top = std::max({top, e["mae_s"].get<double>(), std::fabs(e["bias_s"].get<double>())});
+        }
+      const time_unit eta_unit = time_unit_for(top);
+      out += fmt::format("followed {} users; ETA mean absolute error (bias) by class, in {}:\n",
+                         f["users"].get<std::uint64_t>(), eta_unit.name);
       out += fmt::format("{:<12} {:>8} {:>8}", "class", "back raw", "back min");
       for (const auto& name : models::eta_estimator_names()) out += fmt::format(" {:>28}", name);
       out += "\n";
@@ -209,11 +213,14 @@ std::string result_table(const models::scenario& s, const models::room_result& r
                         100.0 * c["moved_backwards"]["smoothed"]["share_of_users"].get<double>());
         for (const auto& name : models::eta_estimator_names()) {
           const auto& e = c["eta"][name];
-          out += e["mae_s"].is_null()
-                     ? fmt::format(" {:>28}", "-")
-                     : fmt::format(" {:>28}",
-                                   fmt::format("{} ({:+.1f}s)", seconds(e["mae_s"].get<double>()),
-                                               e["bias_s"].get<double>()));
+          out +=
+              e["mae_s"].is_null()
+                  ? fmt::format(" {:>28}", "-")
+                  : fmt::format(
+                        " {:>28}",
+                        fmt::format("{} ({})",
+                                    fixed_text(e["mae_s"].get<double>() / eta_unit.seconds, 1),
+                                    signed_text(e["bias_s"].get<double>() / eta_unit.seconds, 1)));
         }
         out += "\n";
       }

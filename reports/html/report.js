@@ -172,47 +172,112 @@
       };
     } else if (spec.yRange) scales.y.range = () => spec.yRange;
     else if (spec.yMin != null) scales.y.range = (u, lo, hi) => { const l = Math.min(spec.yMin, lo ?? 0); const h = hi ?? 1; return [l, h + Math.max(h - l, 1e-9) * 0.06 || 1]; };
+    // A limit beyond the data still gets drawn: the axes reach every vertical and horizontal line
+    // (not a fixed range, nor the whiskers' own, nor a log axis's values of 0 or less).
+    const reach = (vals, lo, hi, log) => {
+      const vs = vals.filter((v) => num(v) && (!log || v > 0));
+      if (!vs.length) return null;
+      const vmin = Math.min(...vs), vmax = Math.max(...vs);
+      let l = lo ?? vmin, h = hi ?? vmax;
+      if (log) { if (vmin < l) l = vmin / 1.15; if (vmax > h) h = vmax * 1.15; }
+      else { const pad = Math.max(Math.max(h, vmax) - Math.min(l, vmin), 1e-9) * 0.04; if (vmin < l) l = vmin - pad; if (vmax > h) h = vmax + pad; }
+      return [l, h];
+    };
+    const vx = (spec.vlines || []).map((v) => v.x);
+    if (vx.some(num) && !spec.xRange && !spec.xValues) {
+      const inner = scales.x.range;
+      scales.x.range = (u, lo, hi) => {
+        const r = reach(vx, lo, hi, spec.xLog) || [lo, hi];
+        if (inner) return inner(u, r[0], r[1]);
+        return spec.xLog ? uPlot.rangeLog(r[0], r[1], 10, true) : [r[0], r[1]];
+      };
+    }
+    const hy = (spec.hlines || []).filter((h) => (h.scale || 'y') === 'y').map((h) => h.y);
+    if (hy.some(num) && !spec.yRange) {
+      const inner = scales.y.range;
+      scales.y.range = (u, lo, hi) => {
+        const r = reach(hy, lo, hi, spec.yLog) || [lo, hi];
+        if (inner) return inner(u, r[0], r[1]);
+        return spec.yLog ? uPlot.rangeLog(r[0], r[1], 10, true) : uPlot.rangeNum(r[0], r[1], 0.1, true);
+      };
+    }
     if (spec.y2Label) scales.y2 = spec.y2Range ? { range: () => spec.y2Range } : { range: (u, lo, hi) => [0, (hi ?? 1) * 1.06 || 1] };
+    // What the chart drew, for the browser test: each label's box (device pixels), and the
+    // lines and labels it could not show.
+    const rec = { title: spec.title, points: 0, u: null, labels: [], unlabelled: [], undrawn: [] };
     const drawOver = (u) => {
       const ctx = u.ctx;
+      const dpr = devicePixelRatio;
       ctx.save();
-      ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
-      let row = 0;
-      for (const v of spec.vlines || []) {
-        const x = u.valToPos(v.x, 'x', true);
-        if (!isFinite(x) || x < u.bbox.left - 1 || x > u.bbox.left + u.bbox.width + 1) continue;
-        ctx.strokeStyle = v.colour; ctx.lineWidth = 1.5 * devicePixelRatio;
-        ctx.setLineDash((v.dash || [6, 4]).map((d) => d * devicePixelRatio));
-        ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
-        ctx.setLineDash([]);
-        // The label beside the line, on a white ground, one row per line so they never overlap.
-        const tw = ctx.measureText(v.label).width, th = 14 * devicePixelRatio;
-        const right = x + 4 * devicePixelRatio + tw < u.bbox.left + u.bbox.width;
-        const tx = right ? x + 4 * devicePixelRatio : x - 4 * devicePixelRatio - tw;
-        const ty = u.bbox.top + (6 + 16 * row++) * devicePixelRatio;
-        ctx.fillStyle = 'rgba(255,255,255,0.85)'; ctx.fillRect(tx - 2, ty - 2, tw + 4, th);
-        ctx.fillStyle = v.colour; ctx.textBaseline = 'top'; ctx.fillText(v.label, tx, ty);
-      }
-      for (const h of spec.hlines || []) {
-        const y = u.valToPos(h.y, h.scale || 'y', true);
-        if (!isFinite(y) || y < u.bbox.top - 1 || y > u.bbox.top + u.bbox.height + 1) continue;
-        ctx.strokeStyle = h.colour; ctx.lineWidth = 1.5 * devicePixelRatio;
-        ctx.setLineDash((h.dash || [6, 4]).map((d) => d * devicePixelRatio));
-        ctx.beginPath(); ctx.moveTo(u.bbox.left, y); ctx.lineTo(u.bbox.left + u.bbox.width, y); ctx.stroke();
-        ctx.setLineDash([]);
-        const tw = ctx.measureText(h.label).width, th = 14 * devicePixelRatio;
-        const tx = u.bbox.left + u.bbox.width - tw - 6 * devicePixelRatio, ty = y - th - 1;
-        ctx.fillStyle = 'rgba(255,255,255,0.85)'; ctx.fillRect(tx - 2, ty, tw + 4, th);
-        ctx.fillStyle = h.colour; ctx.textBaseline = 'top'; ctx.fillText(h.label, tx, ty + 1);
-      }
+      ctx.font = `${Math.round(11 * dpr)}px system-ui, sans-serif`;
+      // uPlot leaves its own alignment set: the boxes below are measured from the left.
+      ctx.textAlign = 'left';
+      rec.labels = []; rec.unlabelled = []; rec.undrawn = [];
+      // Labels never overlap: each takes the first of its candidate places that is inside the
+      // plot and clear of every dot and label placed before it, or is left out (and listed).
+      const taken = [];
+      const bb = u.bbox;
+      const inside = (r) => r.x >= bb.left - 1 && r.y >= bb.top - 1 && r.x + r.w <= bb.left + bb.width + 1 && r.y + r.h <= bb.top + bb.height + 1;
+      const clear = (r) => taken.every((t) => r.x + r.w <= t.x || t.x + t.w <= r.x || r.y + r.h <= t.y || t.y + t.h <= r.y);
+      const place = (text, candidates) => {
+        for (const r of candidates) if (inside(r) && clear(r)) { taken.push(r); rec.labels.push({ text, x: r.x, y: r.y, w: r.w, h: r.h }); return r; }
+        rec.unlabelled.push(text);
+        return null;
+      };
+      const th = 14 * dpr;
+      // Dots first (they mark data), then their labels, then the lines' labels around them.
+      const dots = [];
       for (const m of spec.marks || []) {
         const x = u.valToPos(m.x, 'x', true), y = u.valToPos(m.y, 'y', true);
         if (!isFinite(x) || !isFinite(y)) continue;
-        ctx.fillStyle = m.colour; ctx.strokeStyle = '#fff'; ctx.lineWidth = 1.5 * devicePixelRatio;
-        ctx.beginPath(); ctx.arc(x, y, 4.5 * devicePixelRatio, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
-        ctx.textBaseline = 'middle';
-        const lw = ctx.measureText(m.label).width;
-        ctx.fillText(m.label, m.left ? x - 7 * devicePixelRatio - lw : x + 7 * devicePixelRatio, y + (m.dy || 0) * devicePixelRatio);
+        ctx.fillStyle = m.colour; ctx.strokeStyle = '#fff'; ctx.lineWidth = 1.5 * dpr;
+        ctx.beginPath(); ctx.arc(x, y, 4.5 * dpr, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+        const rr = 5 * dpr;
+        taken.push({ x: x - rr, y: y - rr, w: 2 * rr, h: 2 * rr });
+        dots.push({ m, x, y });
+      }
+      for (const { m, x, y } of dots) {
+        if (!m.label) continue;
+        const lw = ctx.measureText(m.label).width, gap = 7 * dpr;
+        const right = { x: x + gap, y: y - th / 2, w: lw, h: th }, left = { x: x - gap - lw, y: y - th / 2, w: lw, h: th };
+        const above = { x: x - lw / 2, y: y - gap - th, w: lw, h: th }, below = { x: x - lw / 2, y: y + gap, w: lw, h: th };
+        const r = place(m.label, m.left ? [left, right, below, above] : [right, left, above, below]);
+        if (!r) continue;
+        ctx.fillStyle = m.colour; ctx.textBaseline = 'top'; ctx.fillText(m.label, r.x, r.y + 1);
+      }
+      for (const v of spec.vlines || []) {
+        const x = u.valToPos(v.x, 'x', true);
+        if (!isFinite(x) || x < bb.left - 1 || x > bb.left + bb.width + 1) { rec.undrawn.push(v.label); continue; }
+        ctx.strokeStyle = v.colour; ctx.lineWidth = 1.5 * dpr;
+        ctx.setLineDash((v.dash || [6, 4]).map((d) => d * dpr));
+        ctx.beginPath(); ctx.moveTo(x, bb.top); ctx.lineTo(x, bb.top + bb.height); ctx.stroke();
+        ctx.setLineDash([]);
+        // Beside the line on a white ground, from the top down: the first clear row on either side.
+        const tw = ctx.measureText(v.label).width;
+        const cands = [];
+        for (let y = bb.top + 6 * dpr; y + th <= bb.top + bb.height; y += 8 * dpr)
+          cands.push({ x: x + 4 * dpr, y, w: tw, h: th }, { x: x - 4 * dpr - tw, y, w: tw, h: th });
+        const r = place(v.label, cands);
+        if (!r) continue;
+        ctx.fillStyle = 'rgba(255,255,255,0.85)'; ctx.fillRect(r.x - 2, r.y - 1, r.w + 4, r.h);
+        ctx.fillStyle = v.colour; ctx.textBaseline = 'top'; ctx.fillText(v.label, r.x, r.y + 1);
+      }
+      for (const h of spec.hlines || []) {
+        const y = u.valToPos(h.y, h.scale || 'y', true);
+        if (!isFinite(y) || y < bb.top - 1 || y > bb.top + bb.height + 1) { rec.undrawn.push(h.label); continue; }
+        ctx.strokeStyle = h.colour; ctx.lineWidth = 1.5 * dpr;
+        ctx.setLineDash((h.dash || [6, 4]).map((d) => d * dpr));
+        ctx.beginPath(); ctx.moveTo(bb.left, y); ctx.lineTo(bb.left + bb.width, y); ctx.stroke();
+        ctx.setLineDash([]);
+        // Above the line at its right end, else further left, else below it.
+        const tw = ctx.measureText(h.label).width;
+        const cands = [];
+        for (let x = bb.left + bb.width - tw - 6 * dpr; x >= bb.left; x -= 24 * dpr)
+          cands.push({ x, y: y - th - 1, w: tw, h: th }, { x, y: y + 2, w: tw, h: th });
+        const r = place(h.label, cands);
+        if (!r) continue;
+        ctx.fillStyle = 'rgba(255,255,255,0.85)'; ctx.fillRect(r.x - 2, r.y, r.w + 4, r.h);
+        ctx.fillStyle = h.colour; ctx.textBaseline = 'top'; ctx.fillText(h.label, r.x, r.y + 1);
       }
       for (const w of spec.hbars || []) {
         const y = u.valToPos(w.y, 'y', true), x0 = u.valToPos(w.lo, 'x', true), x1 = u.valToPos(w.hi, 'x', true);
@@ -259,7 +324,9 @@
       }
     }
     const whiskerPoints = (spec.whiskers || []).filter((w) => num(w.lo) && num(w.hi)).length;
-    charts.push({ title: spec.title, points: drawnPoints + whiskerPoints, u });
+    rec.points = drawnPoints + whiskerPoints;
+    rec.u = u;
+    charts.push(rec);
     box.setAttribute('data-points', String(drawnPoints + whiskerPoints));
     return u;
   }
@@ -874,7 +941,7 @@
         const sat = Math.max(r, g, b) - Math.min(r, g, b);
         if (sat > 60 || Math.max(r, g, b) < 90) pixels++;
       }
-      return { title: c.title, points: c.points, pixels, table: false };
+      return { title: c.title, points: c.points, pixels, table: false, labels: c.labels || [], unlabelled: c.unlabelled || [], undrawn: c.undrawn || [] };
     });
   };
 })();

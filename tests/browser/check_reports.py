@@ -44,6 +44,8 @@ EXPECTED_CHARTS = {
     "run_polling": ["Waits of the users who gave up"],
     "run_backend": ["Waits of the users who gave up"],
 }
+# Labels a report's charts must have drawn (each clear of the others: check_labels).
+EXPECTED_LABELS = {"run_sla_limits": ["SLA vip p95 ≤ 60 s", "SLA normal p95 ≤ 20 min"]}
 # Reports that must show these cells (a CSS selector and the least count), and never "nan".
 EXPECT = {"sweep_undecided": ("td.undecided", 2)}
 
@@ -91,6 +93,13 @@ def reports(binary, src, out):
                               "--vary", "/release/batch=1:41:20", "--replications", "2",
                               "--quiet", "--out", o("sweep_undecided.json")],
                              [w, "report", o("sweep_undecided.json")]]),
+        # SLA limits on p95 that collide with the percentile dots (60 s) and lie far beyond
+        # the waits (20 min): every line drawn, no label over another (check_labels).
+        ("run_sla_limits", [[w, "run", sc("clinic_ratio.json"), "--set",
+                             '/sla/targets=[{"class":"vip","metric":"p95_wait_s","max":60},'
+                             '{"class":"normal","metric":"p95_wait_s","max":1200}]',
+                             "--format", "json", "--out", o("run_sla_limits.json"),
+                             "--html", o("run_sla_limits.html")]]),
         # A tighter VIP limit (1 s) fails in the clinic and holds in the dual queue: both colours.
         ("check", [[w, "check", sc("clinic.json"), sc("clinic_ratio.json"), "--set",
                     "/sla/targets/0/max=1", "--format", "json", "--out", o("check.json"),
@@ -115,7 +124,29 @@ def check_page(browser, html, png):
             if c["points"] <= 0 or c["pixels"] <= 0:
                 problems.append("chart '%s' drew no data (%d points, %d coloured pixels)"
                                 % (c["title"], c["points"], c["pixels"]))
+    problems += check_labels(checks)
     return checks, problems
+
+
+def overlap(a, b):
+    return not (a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or
+                a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"])
+
+
+def check_labels(checks):
+    """Every SLA (or other) line a chart was given is drawn, and no two labels overlap."""
+    problems = []
+    for c in checks or []:
+        for line in c.get("undrawn") or []:
+            problems.append("chart '%s': line '%s' outside its axes, not drawn"
+                            % (c["title"], line))
+        labels = c.get("labels") or []
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                if overlap(a, b):
+                    problems.append("chart '%s': labels '%s' and '%s' overlap"
+                                    % (c["title"], a["text"], b["text"]))
+    return problems
 
 
 def check_print(browser, session, checks, pdf):
@@ -253,6 +284,10 @@ def main():
                 if "nan" in (text or "").lower().split():
                     problems.append("'nan' in the page's text")
             problems += check_print(browser, browser.last_session, checks, pdf)
+            drawn = [l["text"] for c in checks or [] for l in c.get("labels") or []]
+            for want in EXPECTED_LABELS.get(name, []):
+                if want not in drawn:
+                    problems.append("label '%s' not drawn" % want)
             for want in EXPECTED_CHARTS.get(name, []):
                 if not any(not c["table"] and c["title"].startswith(want) and c["points"] > 0
                            and c["pixels"] > 0 for c in checks or []):

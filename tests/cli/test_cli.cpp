@@ -161,8 +161,9 @@ TEST(Cli, CheckExitsOneOnAFailedSlaAndWritesJunit) {
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("all SLAs hold"), std::string::npos);
   auto junit = slurp(xml);
-  EXPECT_NE(junit.find("<testsuites name=\"waitroom check\" tests=\"3\" failures=\"0\">"),
-            std::string::npos)
+  EXPECT_NE(
+      junit.find("<testsuites name=\"waitroom check\" tests=\"3\" failures=\"0\" time=\"0\">"),
+      std::string::npos)
       << junit;
   auto fail = run("check " + s + " --set /sla/targets/0/max=0.5 --junit " + xml.string());
   EXPECT_EQ(fail.code, 1);
@@ -770,8 +771,10 @@ TEST(Cli, CheckWritesJsonAndPlanShowsEveryTargetWithItsInterval) {
                   " --knob /release/selection/weights/0 --range 3:9:6 --tie "
                   "/release/selection/weights/1=30-x --replications 3 --quiet");
   ASSERT_EQ(plan.code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("vip mean_wait_s <= 20"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("normal mean_wait_s <= 120"), std::string::npos);
+  // Waits up to 13 min: the whole table, limits included, in min.
+  EXPECT_NE(plan.out.find("times in min"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("vip mean_wait_s <= 0.3333 min"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("normal mean_wait_s <= 2 min"), std::string::npos);
   EXPECT_NE(plan.out.find(" !"), std::string::npos);  // x = 3 fails the VIP target
   EXPECT_NE(plan.out.find("3 replications a point"), std::string::npos);
   auto pj = run("plan " + scenario("clinic_ratio_plan.json") +
@@ -784,20 +787,20 @@ TEST(Cli, CheckWritesJsonAndPlanShowsEveryTargetWithItsInterval) {
   EXPECT_EQ(p["points"][0]["targets"][0]["pass"], false);
 }
 
-TEST(Cli, RunTableShowsP95WithOneUnitPerColumnAndSweepATable) {
+TEST(Cli, RunTableShowsP95WithOneUnitForEveryWaitColumnAndSweepATable) {
   auto r = run("run " + scenario("concert_presale.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   std::istringstream lines(r.out);
-  std::string line, head, units;
+  std::string line, head;
   while (std::getline(lines, line))
     if (line.rfind("class ", 0) == 0) {
       head = line;
-      std::getline(lines, units);
       break;
     }
   EXPECT_NE(head.find("p95"), std::string::npos) << r.out;
-  // One unit per wait column, on its own line: 7 columns, no unit inside the figures.
-  EXPECT_EQ(std::count(units.begin(), units.end(), '('), 7) << units;
+  // One unit for the 7 wait columns, in their headers, none inside the figures.
+  EXPECT_EQ(std::count(head.begin(), head.end(), '('), 7) << head;
+  EXPECT_NE(head.find("p95 (s)"), std::string::npos) << head;
   EXPECT_EQ(r.out.find("min "), std::string::npos) << r.out;
   auto sweep = run("sweep " + scenario("clinic.json") +
                    " --vary /release/batch=6:7:1 --replications 3 --quiet --format table");

@@ -1,0 +1,159 @@
+// The tables for people: one time unit per table named in its header, intervals as
+// "estimate ± half-width" with one significant-figure rule, and JUnit test cases named by
+// what they measure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reports/interval_text.hpp"
+#include "support/cli_run.hpp"
+
+namespace {
+
+using waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::scenario_path;
+using waitroom::testing_support::slurp;
+
+cli_outcome run(const std::string& args) {
+  return waitroom::testing_support::run_cli("report_units", args);
+}
+
+std::filesystem::path temp_file(const std::string& name) {
+  return waitroom::testing_support::process_temp_dir("report_units") / name;
+}
+
+// The first line starting with `prefix`.
+std::string line_of(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind(prefix, 0) == 0) return line;
+  return {};
+}
+
+TEST(ReportUnits, TheIntervalRuleIsOneForEveryCommand) {
+  using waitroom::reports::interval_text;
+  EXPECT_EQ(interval_text(1.641237, 0.096442), "1.641 ± 0.096");
+  EXPECT_EQ(interval_text(504.5, 6.46), "504.5 ± 6.5");
+  EXPECT_EQ(interval_text(1499.77, 3.39), "1500 ± 3");
+  // The larger of estimate and half-width sets the decimals.
+  EXPECT_EQ(interval_text(0.003, 2.5), "0.003 ± 2.500");
+  // Never "-0.000": a difference of sums that is zero up to rounding reads as zero.
+  EXPECT_EQ(interval_text(-4e-17, 0), "0 ± 0");
+  EXPECT_EQ(interval_text(-0.00001, 1.0), "0.000 ± 1.000");
+  EXPECT_EQ(interval_text(std::nan(""), 1.0), "-");
+  EXPECT_EQ(interval_text(2.0, std::numeric_limits<double>::infinity()), "2.000 ± inf");
+  EXPECT_EQ(waitroom::reports::fixed_text(-0.0004, 3), "0.000");
+  EXPECT_EQ(waitroom::reports::time_unit_for(599.9).name, "s");
+  EXPECT_EQ(waitroom::reports::time_unit_for(600).name, "min");
+  EXPECT_EQ(waitroom::reports::time_unit_for(36000).name, "h");
+}
+
+// The clinic's waits run from 0.1 s (p50) to 52 s (max): they used to print as "(ms)" beside
+// "(s)"; now every wait column says "(s)".
+TEST(ReportUnits, ARunTableShowsEveryWaitInOneUnitNamedInItsHeader) {
+  auto r = run("run " + scenario_path("clinic.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string head = line_of(r.out, "class ");
+  for (const char* col : {"mean (s)", "p50 (s)", "p90 (s)", "p95 (s)", "p99 (s)", "max (s)"})
+    EXPECT_NE(head.find(col), std::string::npos) << head;
+  EXPECT_EQ(r.out.find("(ms)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(min)"), std::string::npos) << r.out;
+  // Waits of minutes: the whole table in min, p50 included.
+  auto slow = run("run " + scenario_path("clinic.json") + " --set /release/batch=4");
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  const std::string slow_head = line_of(slow.out, "class ");
+  EXPECT_NE(slow_head.find("p50 (min)"), std::string::npos) << slow.out;
+  EXPECT_NE(slow_head.find("max (min)"), std::string::npos) << slow.out;
+  EXPECT_EQ(slow_head.find("(s)"), std::string::npos) << slow.out;
+}
+
+// compare printed "-0.000 ± 0.000" for a difference that is zero (FIFO against the offset
+// policy, everyone: the same releases, so the same mean wait up to rounding).
+TEST(ReportUnits, CompareNeverPrintsMinusZeroAndStatesItsUnit) {
+  auto c = run("compare " + scenario_path("clinic.json") +
+               " --replications 3 --variant fifo:/queue/policy=fifo");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.out.find("-0.0"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("mean wait (s)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("difference (s)"), std::string::npos) << c.out;
+  const std::string fifo_all = line_of(c.out, "fifo             all");
+  EXPECT_NE(fifo_all.find(" 0 ± 0"), std::string::npos) << c.out;
+  // Every figure is "estimate ± half-width".
+  EXPECT_TRUE(std::regex_search(fifo_all, std::regex(R"(\d\.\d{3} ± \d\.\d{3})"))) << fifo_all;
+}
+
+// check's lines had no unit, and plan's cells were "[lo, hi]" where compare's were "±".
+TEST(ReportUnits, CheckAndPlanShowTheirUnitAndTheSameIntervals) {
+  auto c = run("check " + scenario_path("clinic.json"));
+  ASSERT_EQ(c.code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("times in s"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("vip mean_wait_s <= 20 s"), std::string::npos) << c.out;
+  EXPECT_TRUE(std::regex_search(c.out, std::regex(R"(measured \d+\.\d+ ± \d+\.\d+ s)"))) << c.out;
+  EXPECT_EQ(c.out.find('['), std::string::npos) << c.out;
+  auto p = run("plan " + scenario_path("clinic.json") +
+               " --knob /release/batch --range 6:8:1 --replications 3 --quiet");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find("times in s"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("normal p99_wait_s <= 120 s"), std::string::npos) << p.out;
+  const std::string row = line_of(p.out, "           6");
+  EXPECT_EQ(std::count(row.begin(), row.end(), '\xb1'), 3) << row;  // ± is C2 B1 in UTF-8
+  EXPECT_EQ(row.find('['), std::string::npos) << row;
+}
+
+// JUnit names held the limit ("vip mean_wait_s <= 20"): tightening it renamed the test.
+TEST(ReportUnits, JunitNamesStayWhenALimitChangesAndCarryTheFiguresAsProperties) {
+  const auto loose = temp_file("loose.xml"), tight = temp_file("tight.xml");
+  ASSERT_EQ(run("check " + scenario_path("clinic.json") + " --junit " + loose.string()).code, 0);
+  EXPECT_EQ(run("check " + scenario_path("clinic.json") + " --set /sla/targets/0/max=1 --junit " +
+                tight.string())
+                .code,
+            1);
+  const std::string a = slurp(loose), b = slurp(tight);
+  const std::regex name(R"re(<testcase classname="([^"]*)" name="([^"]*)")re");
+  std::vector<std::string> names_a, names_b;
+  for (auto it = std::sregex_iterator(a.begin(), a.end(), name); it != std::sregex_iterator(); ++it)
+    names_a.push_back((*it)[2]);
+  for (auto it = std::sregex_iterator(b.begin(), b.end(), name); it != std::sregex_iterator(); ++it)
+    names_b.push_back((*it)[2]);
+  ASSERT_EQ(names_a.size(), 3u) << a;
+  EXPECT_EQ(names_a, names_b);
+  EXPECT_EQ(names_a[0], "vip mean_wait_s");
+  EXPECT_EQ(a.find("&lt;="), std::string::npos) << a;  // no limit in any name
+  // Every test case has a time; the limit, estimate and interval are properties.
+  std::size_t cases = 0, timed = 0;
+  for (std::size_t at = a.find("<testcase "); at != std::string::npos;
+       at = a.find("<testcase ", at + 1)) {
+    ++cases;
+    const auto end = a.find('>', at);
+    timed += a.substr(at, end - at).find(" time=\"") != std::string::npos;
+  }
+  EXPECT_EQ(timed, cases);
+  for (const char* p : {"<property name=\"max\" value=\"20\"/>", "<property name=\"estimate\"",
+                        "<property name=\"ci_low\"", "<property name=\"ci_high\"",
+                        "<property name=\"unit\" value=\"s\"/>"})
+    EXPECT_NE(a.find(p), std::string::npos) << p << "\n" << a;
+  EXPECT_NE(b.find("<property name=\"max\" value=\"1\"/>"), std::string::npos) << b;
+  EXPECT_NE(b.find("<failure message=\"vip mean_wait_s &lt;= 1 s: measured "), std::string::npos)
+      << b;
+}
+
+// A second target on the same class and metric still gets a name of its own.
+TEST(ReportUnits, JunitTellsApartTwoTargetsOnTheSameClassAndMetric) {
+  const auto xml = temp_file("twice.xml");
+  run("check " + scenario_path("clinic.json") +
+      " --set '/sla/targets/1={\"class\":\"vip\",\"metric\":\"mean_wait_s\",\"min\":0}' --junit " +
+      xml.string());
+  const std::string j = slurp(xml);
+  EXPECT_NE(j.find("name=\"vip mean_wait_s (max)\""), std::string::npos) << j;
+  EXPECT_NE(j.find("name=\"vip mean_wait_s (min)\""), std::string::npos) << j;
+}
+
+}  // namespace
