@@ -417,7 +417,8 @@ mirrored_run mirror_replication(const models::scenario& s, const std::string& wh
   redis::deleting_keys_on_error(url, keys, keep, {}, [&] {
     redis::redis_mirror mirror(conn, keys, mo);
     sampled_mirror sampled(mirror, conn);
-    sampled.memory.sample(conn, 0);  // before the first key: Redis's own used_memory
+    // Before the first key, once an earlier scenario's keys are freed: Redis's own used_memory.
+    sampled.memory.baseline(conn);
     models::room rm(s, seed, replication);
     rm.set_mirror(&sampled);
     // Strict, ratio or probabilistic over several lists: Redis picks each unit's list itself,
