@@ -177,10 +177,16 @@ nlohmann::json to_json(const redis::load_result& r, const redis::load_options& o
             {"requested", r.releases.requested},
             {"handed_out", r.releases.handed_out},
             {"duplicated", r.releases.duplicated},
-            {"lost", r.releases.lost}}},
+            {"lost", r.releases.lost},
+            {"drawn", r.releases.drawn},
+            {"released_set", r.releases.released_set >= 0 ? nlohmann::json(r.releases.released_set)
+                                                          : nlohmann::json(nullptr)},
+            {"counted", r.releases.counted >= 0 ? nlohmann::json(r.releases.counted)
+                                                : nlohmann::json(nullptr)}}},
           {"reconnects", r.reconnects},
           {"gap_s", r.gap_s},
           {"retried", r.retried},
+          {"unsent", r.unsent},
           {"tokens", r.checks.lookups > 0 ? "signed" : "hex"},
           {"token_checks",
            {{"lookups", r.checks.lookups},
@@ -207,12 +213,28 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
         "signed tokens: {} lookups verified before ZRANK, {} rejected, {:.0f} ns each\n\n",
         r.checks.lookups, r.checks.rejected,
         static_cast<double>(r.checks.ns) / static_cast<double>(r.checks.lookups));
-  if (r.releases.consumers > 1 || !r.releases.atomic)
+  // Always: a run whose table shows every command completed may still have lost users.
+  const auto& rel = r.releases;
+  s += fmt::format(
+      "releases: {} releaser{} a tick ({}): {} members requested, {} handed out, {} "
+      "duplicated, {} lost",
+      rel.consumers, rel.consumers == 1 ? "" : "s",
+      rel.atomic ? "the release script" : "ZRANGE, then ZREM", rel.requested, rel.handed_out,
+      rel.duplicated, rel.lost);
+  if (rel.drawn > 0) s += fmt::format(", {} drawn", rel.drawn);
+  if (rel.released_set >= 0) {
+    s += fmt::format("; Redis's released set {}", rel.released_set);
+    if (rel.atomic) s += fmt::format(", counters {}", rel.counted);
+  }
+  s += "\n";
+  if (const auto why = redis::release_failure(rel); !why.empty())
+    s += "RELEASES FAILED: " + why + "\n";
+  else if (rel.lost > 0 && rel.released_set >= 0)
     s += fmt::format(
-        "releases: {} releasers a tick ({}): {} members requested, {} handed out, {} duplicated, "
-        "{} lost\n\n",
-        r.releases.consumers, r.releases.atomic ? "the release script" : "ZRANGE, then ZREM",
-        r.releases.requested, r.releases.handed_out, r.releases.duplicated, r.releases.lost);
+        "  {} lost: still waiting in Redis (a release overtook their entry, sent on another "
+        "connection)\n",
+        rel.lost);
+  s += "\n";
   if (r.reconnects > 0)
     s += fmt::format(
         "reconnects: {} (connections down for {:.2f} s of wall time), {} commands retried\n\n",
@@ -417,7 +439,8 @@ mirrored_run mirror_replication(const models::scenario& s, const std::string& wh
   redis::deleting_keys_on_error(url, keys, keep, {}, [&] {
     redis::redis_mirror mirror(conn, keys, mo);
     sampled_mirror sampled(mirror, conn);
-    sampled.memory.sample(conn, 0);  // before the first key: Redis's own used_memory
+    // Before the first key, once an earlier scenario's keys are freed: Redis's own used_memory.
+    sampled.memory.baseline(conn);
     models::room rm(s, seed, replication);
     rm.set_mirror(&sampled);
     // Strict, ratio or probabilistic over several lists: Redis picks each unit's list itself,
@@ -648,7 +671,10 @@ int load_command(const std::vector<std::string>& args) {
       // The load's own failure first: when Redis went away mid-run, the cleanup below fails
       // too, and its "connection refused" must not hide what happened to the commands.
       fmt::print(stderr, "{}", to_table(r, a.opt, url.describe()));
-      fmt::print(stderr, "waitroom: load: {} commands failed; first: {}\n", failed, r.first_error);
+      fmt::print(stderr,
+                 "waitroom: load: stopped after {:.1f} s ({:.1f} s simulated), {} commands not "
+                 "sent: {} commands failed; first: {}\n",
+                 r.wall_s, r.virtual_s, r.unsent, failed, r.first_error);
       if (!a.keep) {
         try {
           redis::connection cleanup(url, a.opt.connect);
@@ -669,12 +695,19 @@ int load_command(const std::vector<std::string>& args) {
     std::string text = format == "json" ? to_json(r, a.opt, url.describe()).dump(2) + "\n"
                                         : to_table(r, a.opt, url.describe());
     if (a.out) {
-      if (write_atomically(*a.out, text)) return exit_ok;
-      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
-                 last_write_error());
-      return exit_output;
+      if (!write_atomically(*a.out, text)) {
+        fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
+                   last_write_error());
+        return exit_output;
+      }
+    } else {
+      fmt::print("{}", text);
     }
-    fmt::print("{}", text);
+    // The result is written (it is the evidence); the exit says the room's state was not kept.
+    if (const auto why = redis::release_failure(r.releases); !why.empty()) {
+      fmt::print(stderr, "waitroom: load: {}\n", why);
+      return exit_redis_parity;
+    }
     return exit_ok;
   } catch (const redis::redis_error& e) {
     fmt::print(stderr, "waitroom: {}\n", e.what());

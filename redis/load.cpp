@@ -62,6 +62,8 @@ struct client {
   token_checks checks;
   std::string released_key;           // the released set (non-atomic releases SADD to it)
   std::vector<std::uint64_t> handed;  // tokens every release this client made returned
+  std::uint64_t drawn = 0;            // lottery draws that took their member
+  std::uint64_t unsent = 0;           // jobs dropped once the run stopped on a failure
 };
 
 // A member's token: its first 16 hex digits (hex and signed members alike).
@@ -92,8 +94,8 @@ bool verified(client& c, const token_signer* signer, const job& j) {
 template <class Since, class OnReply, class OnFailure>
 void serve(client& c, multiplexer& mux, unsigned threads, std::vector<std::deque<job>>& backlog,
            std::vector<std::deque<in_flight>>& wire, std::size_t& backlogged, std::size_t pipeline,
-           std::size_t backlog_cap, const token_signer* signer, const Since& since_t0,
-           const OnReply& on_reply, const OnFailure& on_failure) {
+           std::size_t backlog_cap, const token_signer* signer, const std::atomic<bool>& broken,
+           const Since& since_t0, const OnReply& on_reply, const OnFailure& on_failure) {
   const std::size_t n = mux.size();
   // Each connection's releases get ids, so one resent after a reconnect returns its logged
   // members instead of taking the next ones (scripts::release). At most `pipeline` are in
@@ -107,6 +109,19 @@ void serve(client& c, multiplexer& mux, unsigned threads, std::vector<std::deque
   };
   for (;;) {
     bool finished = false;
+    if (broken) {
+      // The run stopped on a failure: what is not on the wire yet is dropped, not sent (the
+      // replies in flight are still read). Done unblocks a dispatcher waiting for room.
+      std::lock_guard lock(c.m);
+      for (auto& b : backlog) {
+        c.unsent += b.size();
+        b.clear();
+      }
+      c.unsent += c.q.size();
+      c.q.clear();
+      backlogged = 0;
+      c.done = true;
+    }
     {
       std::lock_guard lock(c.m);
       while (!c.q.empty() && backlogged < backlog_cap) {
@@ -170,11 +185,15 @@ void client_loop(client& c, unsigned threads, clock_type::time_point t0, std::si
     wire[i].pop_front();
     auto& s = c.stats[f.type];
     if (r.type == reply::kind::error) {
+      // A failed command (not a broken connection: those are retried, or end in on_failure)
+      // stops the run: a read-only replica or a full Redis would fail every command after it.
       ++s.errors;
-      if (c.error.empty()) c.error = r.str;
+      if (c.error.empty()) c.error = fmt::format("{}: {}", type_names[f.type], r.str);
+      broken = true;
       return;
     }
     if (f.follow_up) return;
+    if (f.type == t_draw && r.type == reply::kind::integer && r.integer == 1) ++c.drawn;
     if ((f.type == t_release || f.type == t_zrange_release) && r.type == reply::kind::array) {
       for (const auto& m : r.elements) c.handed.push_back(token_of_member(m.str));
       // The second round trip of a non-atomic release: ZREM and SADD of what ZRANGE read.
@@ -210,8 +229,8 @@ void client_loop(client& c, unsigned threads, clock_type::time_point t0, std::si
     broken = true;  // the dispatcher stops: nobody would send this connection's commands
   };
   try {
-    serve(c, mux, threads, backlog, wire, backlogged, pipeline, backlog_cap, signer, since_t0,
-          on_reply, on_failure);
+    serve(c, mux, threads, backlog, wire, backlogged, pipeline, backlog_cap, signer, broken,
+          since_t0, on_reply, on_failure);
   } catch (const std::exception& e) {
     // poll() itself failed: count everything this thread holds as errors and stop the run
     // (done unblocks a dispatcher waiting for room in the queue).
@@ -448,9 +467,47 @@ load_result run_load(const models::scenario& sc, const redis_url& url, const key
       static_cast<std::uint64_t>(std::unique(handed.begin(), handed.end()) - handed.begin());
   res.releases.duplicated = res.releases.handed_out - res.releases.distinct;
   res.releases.lost = released > res.releases.distinct ? released - res.releases.distinct : 0;
+  for (auto& c : clients) {
+    res.releases.drawn += c->drawn;
+    // Jobs queued after the thread stopped on the failure were never sent either.
+    res.unsent += c->unsent + c->q.size();
+  }
+  // Redis's own record of the releases, read after the last reply: what the scripts guarantee
+  // it holds unless it lost the room's state (a run that failed is reported as that instead).
+  if (!broken) {
+    connection rec(url, opt.connect);
+    res.releases.released_set = rec.call({"SCARD", keys.released()}, keys.released()).integer;
+    std::int64_t counted = 0;
+    for (const auto& v : rec.call({"HVALS", keys.stats()}, keys.stats()).elements)
+      counted += std::stoll(v.str);
+    res.releases.counted = counted;
+  }
   // As fast as possible (--speed asap) has no schedule to fall behind.
   res.behind = !opt.max_speed && res.lag_ns.count() > 0 && res.lag_ns.quantile(0.99) > 100e6;
   return res;
+}
+
+std::string release_failure(const release_count& r) {
+  if (r.atomic && r.duplicated > 0)
+    return fmt::format(
+        "{} users were handed out twice by the release script, which takes each member once: "
+        "Redis's state is not what the script guarantees",
+        r.duplicated);
+  if (r.released_set < 0) return {};
+  // Every member a release handed out (and every draw that took one) was added to the
+  // released set, and with the script counted in the stats hash, in the same step.
+  const auto want = static_cast<std::int64_t>(r.distinct + r.drawn);
+  std::string what;
+  if (r.released_set != want)
+    what = fmt::format("the released set holds {} members", r.released_set);
+  if (r.atomic && r.counted != want)
+    what +=
+        fmt::format("{}the stats counters add up to {}", what.empty() ? "" : " and ", r.counted);
+  if (what.empty()) return {};
+  return fmt::format(
+      "{} where the releases handed out {} users{}: Redis lost or changed the room's state "
+      "mid-run (a restart without persistence, a flush, an eviction, another client)",
+      what, want, r.lost > 0 ? fmt::format(" and {} more were never handed out", r.lost) : "");
 }
 
 }  // namespace waitroom::redis

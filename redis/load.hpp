@@ -63,7 +63,20 @@ struct release_count {
   // requested - distinct: users the scenario released that no releaser got by the end (left
   // in Redis by a race, or a release that overtook an entry sent by another client)
   std::uint64_t lost = 0;
+  std::uint64_t drawn = 0;  // lottery draws that took their member
+  // Redis's own record at the end, read after the last reply (-1: not read, the run failed):
+  // the released set's size and the stats counters' sum. Every member handed out (distinct)
+  // and drawn is in the set, and with the script counted, unless Redis lost the state.
+  std::int64_t released_set = -1;
+  std::int64_t counted = -1;
 };
+
+// Why the releases are not what the scripts guarantee, or empty: users handed out twice by
+// the release script, or Redis's record (released set; with the script the stats counters)
+// not the members handed out and drawn. A release that found fewer members than the scenario
+// (an entry sent on another connection arrived after it) leaves them waiting in Redis, which
+// the scripts do not prevent: counted in `lost`, not a failure.
+std::string release_failure(const release_count& r);
 
 struct load_result {
   std::map<std::string, command_load> commands;  // ZADD, ZRANK, ZREM, EVALSHA release
@@ -82,6 +95,8 @@ struct load_result {
   std::uint64_t reconnects = 0;
   double gap_s = 0.0;
   std::uint64_t retried = 0;
+  // Commands not sent because the run stopped at a failed command or a lost connection.
+  std::uint64_t unsent = 0;
 };
 
 // Throws sim::input_error for scenarios load mode cannot drive (an

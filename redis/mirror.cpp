@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
@@ -47,6 +48,17 @@ namespace {
 
 std::string seconds(std::int64_t ns) {
   return fmt::format("{}.{:09d} s", ns / 1'000'000'000, ns % 1'000'000'000);
+}
+
+// A stats counter as HMGET or HGETALL returns it (nil: never counted, 0); -1 for anything
+// that is not a count (a field overwritten by another client).
+std::int64_t counter_value(const reply* v) {
+  if (v == nullptr) return -1;
+  if (v->type == reply::kind::nil) return 0;
+  std::int64_t x = -1;
+  const char* end = v->str.data() + v->str.size();
+  auto r = std::from_chars(v->str.data(), end, x);
+  return r.ec == std::errc() && r.ptr == end && x >= 0 ? x : -1;
 }
 
 std::string join_around(const std::vector<std::string>& v, std::size_t at) {
@@ -105,6 +117,22 @@ std::int64_t& redis_mirror::expected_size(std::uint32_t list) {
   return sizes_[list];
 }
 
+void redis_mirror::count_released(std::uint32_t list, std::uint64_t n) {
+  if (counted_.size() <= list) counted_.resize(list + 1, 0);
+  counted_[list] += static_cast<std::int64_t>(n);
+  counters_due_ = true;
+}
+
+void redis_mirror::check_counters(std::int64_t now_ns) {
+  counters_due_ = false;
+  ++stats_.counter_checks;
+  std::vector<std::string> cmd{"HMGET", keys_.stats()};
+  for (std::uint32_t l = 0; l < counted_.size(); ++l) cmd.push_back(fmt::format("released:{}", l));
+  expectation e{op::counters, 0, now_ns, 0, {}};
+  e.counts = counted_;
+  push(std::move(cmd), std::move(e));
+}
+
 void redis_mirror::push(std::vector<std::string> cmd, expectation e) {
   last_now_ns_ = e.now_ns;
   c_.append(std::move(cmd));
@@ -124,7 +152,8 @@ void redis_mirror::drain() {
 
 void redis_mirror::check(const reply& r, const expectation& e) {
   static constexpr const char* names[] = {
-      "entry (ZADD)", "abandonment (ZREM)", "move", "release", "draw", "ZRANK", "release (choose)"};
+      "entry (ZADD)",     "abandonment (ZREM)", "move", "release", "draw", "ZRANK",
+      "release (choose)", "counters (HMGET)"};
   const char* name = names[static_cast<int>(e.kind)];
   if (r.type == reply::kind::error) {
     auto kind = classify_error_reply(r.str);
@@ -138,6 +167,26 @@ void redis_mirror::check(const reply& r, const expectation& e) {
   ++stats_.replies_checked;
   if (e.kind == op::choose) {
     check_choice(r, e);
+    return;
+  }
+  if (e.kind == op::counters) {
+    // Sent again after a reconnect it may see later releases too: the state check after the
+    // reconnect compares every counter.
+    if (r.replayed) return;
+    for (std::uint32_t l = 0; l < e.counts.size(); ++l) {
+      const reply* v =
+          r.type == reply::kind::array && l < r.elements.size() ? &r.elements[l] : nullptr;
+      const std::int64_t got = counter_value(v);
+      if (got != e.counts[l])
+        throw redis_error(
+            error_kind::parity,
+            fmt::format("Redis parity lost at {} on list {}: the stats counter released:{} is "
+                        "{}, the model's releases from the list add up to {} (changed by "
+                        "another client, or Redis lost writes)",
+                        seconds(e.now_ns), l, l,
+                        got >= 0 ? std::to_string(got) : "'" + (v ? v->str : "") + "'",
+                        e.counts[l]));
+    }
     return;
   }
   if (e.kind == op::release) {
@@ -246,6 +295,7 @@ void redis_mirror::released(std::uint32_t list, std::span<const std::uint64_t> t
                                         : std::string()};
   push(c_.evalsha_args(release_script_, keys, args),
        {op::release, list, now_ns, 0, std::vector<std::uint64_t>(tokens.begin(), tokens.end())});
+  count_released(list, tokens.size());
 }
 
 // The model's release split among the releasers, all at once. With the script they must
@@ -295,6 +345,7 @@ void redis_mirror::release_concurrently(std::uint32_t list, std::span<const std:
   stats_.handed_out += handed;
   stats_.duplicated += handed - distinct;
   stats_.lost += tokens.size() - distinct;
+  if (pool_->atomic()) count_released(list, distinct);  // the script counts what it takes
   if (distinct == tokens.size()) return;
   if (pool_->atomic())  // the script cannot leave a member behind: Redis differs from the model
     throw redis_error(error_kind::parity,
@@ -339,6 +390,7 @@ void redis_mirror::drawn(std::uint32_t set, std::uint64_t token, std::int64_t no
   std::vector<std::string> keys{set_key(set), keys_.released(), keys_.stats()};
   std::vector<std::string> args{member(token), fmt::format("released:{}", set)};
   push(c_.evalsha_args(draw_script_, keys, args), {op::draw, set, now_ns, 1, {token}});
+  count_released(set, 1);
 }
 
 void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
@@ -354,6 +406,7 @@ void redis_mirror::round_end(std::int64_t now_ns) {
   last_now_ns_ = now_ns;
   if (choose_) flush_choice();
   flush_releases();
+  if (counters_due_) check_counters(now_ns);
   drain();
   if (recheck_) {
     recheck_ = false;
@@ -380,6 +433,38 @@ void redis_mirror::check_state(std::int64_t now_ns) {
   for (std::uint32_t l = 0; l < sizes_.size(); ++l)
     compare(set_key(l), opt_.lottery ? "SCARD" : "ZCARD", sizes_[l], l);
   compare(keys_.released(), "SCARD", released_total_, 0);
+  // Every counter in the stats hash, a field the model never counted under included.
+  counters_due_ = false;
+  ++stats_.counter_checks;
+  reply all = c_.call({"HGETALL", keys_.stats()}, keys_.stats());
+  std::vector<std::int64_t> got(counted_.size(), 0);
+  for (std::size_t i = 0; i + 1 < all.elements.size(); i += 2) {
+    const std::string& field = all.elements[i].str;
+    std::uint32_t l = 0;
+    bool counted = false;
+    if (field.starts_with("released:")) {
+      const char* end = field.data() + field.size();
+      auto r = std::from_chars(field.data() + 9, end, l);
+      counted = r.ec == std::errc() && r.ptr == end && l < got.size();
+    }
+    const std::int64_t v = counter_value(&all.elements[i + 1]);
+    if (counted) {
+      got[l] = v;
+    } else if (v != 0) {
+      throw redis_error(
+          error_kind::parity,
+          fmt::format("Redis parity lost at {}: the stats hash {} has {} = {}, a "
+                      "counter the model's releases never made",
+                      seconds(now_ns), keys_.stats(), field, all.elements[i + 1].str));
+    }
+  }
+  for (std::uint32_t l = 0; l < got.size(); ++l)
+    if (got[l] != counted_[l])
+      throw redis_error(error_kind::parity,
+                        fmt::format("Redis parity lost at {} on list {}: the stats counter "
+                                    "released:{} is {}, the model's releases from the list add "
+                                    "up to {}",
+                                    seconds(now_ns), l, l, got[l], counted_[l]));
 }
 
 bool redis_mirror::can_choose(const models::selection_spec& spec, std::uint32_t lists,
@@ -470,6 +555,8 @@ void redis_mirror::flush_choice() {
           "redis_mirror: the model's selection stream moved other than by one draw per "
           "released unit");
   }
+  for (std::uint32_t l = 0; l < ch.lists; ++l)
+    if (!c->members[l].empty()) count_released(l, c->members[l].size());
   push(c_.evalsha_args(ch.script, keys, args), {op::choose, 0, ch.now_ns, 0, {}, std::move(c)});
 }
 

@@ -42,6 +42,9 @@ struct mirror_stats {
   std::uint64_t ranks_checked = 0;
   std::uint64_t replies_checked = 0;
   std::uint64_t state_checks = 0;  // ZCARD/SCARD of every key against the model's counts
+  // The stats hash's `released:<list>` counters against the model's releases, once per round
+  // that released anyone (and in every state check).
+  std::uint64_t counter_checks = 0;
   // Releases made by the script that chooses the list itself (choose_lists), and the units
   // it found no list for (ratio's share of an empty list without work conservation).
   std::uint64_t chosen_releases = 0;
@@ -102,7 +105,7 @@ class redis_mirror final : public models::queue_mirror {
   std::string member(std::uint64_t token) const;
 
  private:
-  enum class op : std::uint8_t { enter, remove, move, release, draw, rank, choose };
+  enum class op : std::uint8_t { enter, remove, move, release, draw, rank, choose, counters };
   // What the choose script must return: the model's release, list by list.
   struct choice {
     std::vector<std::vector<std::uint64_t>> members;  // per list, in the order taken
@@ -118,6 +121,7 @@ class redis_mirror final : public models::queue_mirror {
     std::int64_t value;                  // expected integer (rank, or 1)
     std::vector<std::uint64_t> members;  // a release's members, in order
     std::shared_ptr<const choice> chosen = nullptr;
+    std::vector<std::int64_t> counts = {};  // op::counters: each list's released:<list>
   };
   void push(std::vector<std::string> cmd, expectation e);
   void drain();  // reads every pending reply and checks it
@@ -126,6 +130,10 @@ class redis_mirror final : public models::queue_mirror {
     return opt_.lottery ? keys_.lottery(list) : keys_.list(list);
   }
   std::int64_t& expected_size(std::uint32_t list);
+  // The scripts' count of members released from `list` (the stats hash's released:<list>):
+  // added to by the release, draw and choose scripts, not by ZRANGE-then-ZREM releasers.
+  void count_released(std::uint32_t list, std::uint64_t n);
+  void check_counters(std::int64_t now_ns);  // pipelines an HMGET of every counter
   void release_concurrently(std::uint32_t list, std::span<const std::uint64_t> tokens,
                             std::int64_t now_ns);
   // With releasers: the model's consecutive releases from a list (a ratio or probabilistic
@@ -144,6 +152,8 @@ class redis_mirror final : public models::queue_mirror {
   std::deque<expectation> expect_;
   std::vector<std::int64_t> sizes_;  // members each list must hold
   std::int64_t released_total_ = 0;
+  std::vector<std::int64_t> counted_;  // released:<list> as the model's releases make it
+  bool counters_due_ = false;          // counted since the last check
   std::uint64_t release_seq_ = 0;
   std::size_t releases_in_flight_ = 0;
   static constexpr std::uint64_t release_log_window = 64;  // > releases in flight

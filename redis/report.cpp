@@ -1,18 +1,19 @@
 #include "redis/report.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace waitroom::redis {
 
 namespace {
 
-std::int64_t field(std::string_view info, std::string_view name) {
+std::optional<std::int64_t> find_field(std::string_view info, std::string_view name) {
   std::string key = std::string(name) + ":";
   auto at = info.find("\r\n" + key);
   if (at == std::string_view::npos) {
-    if (!info.starts_with(key))
-      throw redis_error(error_kind::reply, "INFO memory: no " + std::string(name) + " field");
+    if (!info.starts_with(key)) return std::nullopt;
     at = 0;
   } else {
     at += 2;
@@ -20,11 +21,33 @@ std::int64_t field(std::string_view info, std::string_view name) {
   return std::stoll(std::string(info.substr(at + key.size(), 24)));
 }
 
+std::int64_t field(std::string_view info, std::string_view name) {
+  if (auto v = find_field(info, name)) return *v;
+  throw redis_error(error_kind::reply, "INFO memory: no " + std::string(name) + " field");
+}
+
 }  // namespace
 
 memory_info info_memory(connection& c) {
   reply r = c.call({"INFO", "memory"});
   return {field(r.str, "used_memory"), field(r.str, "used_memory_peak")};
+}
+
+bool wait_for_lazy_free(connection& c, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    reply r = c.call({"INFO", "memory"});
+    auto pending = find_field(r.str, "lazyfree_pending_objects");
+    if (!pending) return false;
+    if (*pending == 0) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+void memory_sampler::baseline(connection& c) {
+  wait_for_lazy_free(c);
+  sample(c, 0);
 }
 
 void memory_sampler::sample(connection& c, std::uint64_t waiting_users) {

@@ -1,6 +1,7 @@
 #pragma once
 // What a run tells about Redis: commands sent by type, round trips, time waiting on Redis,
 // reconnects, and INFO memory sampled over the run. Ready for the results' `redis` block.
+#include <chrono>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -18,9 +19,18 @@ struct memory_info {
 // INFO memory, parsed.
 memory_info info_memory(connection& c);
 
+// Waits until INFO memory's lazyfree_pending_objects is 0 (every unlinked key freed), for at
+// most `limit`; false if it was not (or the server does not report it).
+bool wait_for_lazy_free(connection& c,
+                        std::chrono::milliseconds limit = std::chrono::milliseconds(10000));
+
 // Keeps the largest used_memory seen and the waiting users at that moment.
 class memory_sampler {
  public:
+  // The first sample, Redis's own memory before the run makes a key: taken once Redis has
+  // freed what earlier runs unlinked (UNLINK frees large keys in a background thread, so
+  // right after the previous scenario's clean-up used_memory still holds its keys).
+  void baseline(connection& c);
   void sample(connection& c, std::uint64_t waiting_users);
   std::int64_t peak_used_memory() const { return peak_; }
   std::uint64_t waiting_at_peak() const { return waiting_at_peak_; }

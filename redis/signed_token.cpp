@@ -48,9 +48,15 @@ token_signer token_signer::from_env_or_random() {
                                "a non-hex character at position " + std::to_string(2 * i));
       key[i] = static_cast<unsigned char>(v);
     }
-  } else if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1) {
-    throw std::runtime_error("RAND_bytes failed: no key for signed tokens");
+    return token_signer(key);
   }
+  return random();
+}
+
+token_signer token_signer::random() {
+  std::array<unsigned char, 32> key{};
+  if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1)
+    throw std::runtime_error("RAND_bytes failed: no key for signed tokens");
   return token_signer(key);
 }
 

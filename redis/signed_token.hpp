@@ -17,6 +17,9 @@ class token_signer {
   // The key: 32 bytes from WAITROOM_TOKEN_KEY (64 hex digits) when set, else generated from
   // the system's random source. It is never written out.
   static token_signer from_env_or_random();
+  // A fresh key from the system's random source, whatever the environment holds (two calls:
+  // two different keys, as two deployments would have).
+  static token_signer random();
   explicit token_signer(std::array<unsigned char, 32> key) : key_(key) {}
 
   std::string sign(std::uint64_t token) const;

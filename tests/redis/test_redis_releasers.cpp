@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -144,8 +145,32 @@ TEST(RedisReleasers, ThePoolReconnectsAcrossARestartAndSaysSo) {
   EXPECT_EQ(before.size(), 4u);
 }
 
+// WAITROOM_TOKEN_KEY set for the scope of one test, restored after (a deployment's key must not
+// change what a test checks).
+class scoped_token_key {
+ public:
+  explicit scoped_token_key(const char* value) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~scoped_token_key() {
+    if (old_)
+      ::setenv(name, old_->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+  scoped_token_key(const scoped_token_key&) = delete;
+  scoped_token_key& operator=(const scoped_token_key&) = delete;
+
+ private:
+  static constexpr const char* name = "WAITROOM_TOKEN_KEY";
+  std::optional<std::string> old_;
+};
+
+constexpr const char* some_key = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
 TEST(SignedTokens, GenuineOnesVerify) {
-  auto signer = token_signer::from_env_or_random();
+  auto signer = token_signer::random();
   for (std::uint64_t i = 0; i < 1000; ++i) {
     auto t = waitroom::sim::mix64(i);
     auto m = signer.sign(t);
@@ -155,9 +180,22 @@ TEST(SignedTokens, GenuineOnesVerify) {
   }
 }
 
+// The environment's key is the deployment's; random() ignores it, from_env_or_random() uses it.
+TEST(SignedTokens, RandomKeysIgnoreTheEnvironmentsKey) {
+  scoped_token_key env(some_key);
+  const auto a = token_signer::random(), b = token_signer::random();
+  EXPECT_NE(a.sign(42), b.sign(42));
+  EXPECT_FALSE(b.verify(a.sign(42)));
+  EXPECT_EQ(token_signer::from_env_or_random().sign(42),
+            token_signer::from_env_or_random().sign(42));
+}
+
+// Run with WAITROOM_TOKEN_KEY set on purpose: "signed with another key" must still be another
+// key (the test once took both keys from the environment and then accepted those).
 TEST(SignedTokens, AMillionForgedOrAlteredTokensAreAllRejected) {
-  auto signer = token_signer::from_env_or_random();
-  auto other = token_signer::from_env_or_random();  // an attacker's own key
+  scoped_token_key env(some_key);
+  auto signer = token_signer::random();
+  auto other = token_signer::random();  // an attacker's own key
   waitroom::sim::rng r(11);
   std::uint64_t accepted = 0;
   const std::uint64_t n = 1'000'000;
