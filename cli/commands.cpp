@@ -202,22 +202,23 @@ models::room_result traced_run(const common_args& a, const models::scenario& s,
   return r;
 }
 
-}  // namespace
+using censoring = models::replication_digest::censoring;
+
+std::vector<censoring> censoring_of(const models::room_result& r) {
+  std::vector<censoring> out;
+  for (const auto& w : r.by_class)
+    out.push_back({w.censored_s.count(), w.wait_s.count(), w.arrived,
+                   w.censored_s.count() ? w.censored_s.max() : 0.0});
+  return out;
+}
 
 // On stderr (the terminal), whatever the format: a class whose waits leave out users still
-// waiting at the end, or that has no released user to measure at all.
-void warn_censored(const models::scenario& s, const std::vector<const models::room_result*>& rs) {
+// waiting at the end, or that has no released user to measure at all (summed over `runs`).
+void warn_censored(const models::scenario& s, const std::vector<censoring>& by_class,
+                   std::size_t runs) {
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
-    std::uint64_t censored = 0, released = 0, arrived = 0;
-    double longest = 0;
-    for (const auto* r : rs) {
-      const auto& w = r->by_class[c];
-      censored += w.censored_s.count();
-      released += w.wait_s.count();
-      arrived += w.arrived;
-      if (w.censored_s.count()) longest = std::max(longest, w.censored_s.max());
-    }
-    const std::string where = rs.size() > 1 ? fmt::format(" (in {} replications)", rs.size()) : "";
+    const auto& [censored, released, arrived, longest] = by_class.at(c);
+    const std::string where = runs > 1 ? fmt::format(" (in {} replications)", runs) : "";
     if (released == 0 && arrived > 0)
       fmt::print(stderr,
                  "waitroom: warning: class {}: no released user to measure{}; its waits "
@@ -230,16 +231,20 @@ void warn_censored(const models::scenario& s, const std::vector<const models::ro
                  "wait_bounds_s, or let the run drain\n",
                  s.classes[c].name, censored, censored + released, where, longest);
   }
-  // A series cut at the cap of samples would otherwise read as a queue that stopped.
-  for (const auto* r : rs)
-    if (r->samples.size() >= models::max_queue_samples) {
-      fmt::print(stderr,
-                 "waitroom: warning: the queue series stops at {:.6g} s of {:.6g} s: a run "
-                 "records at most {} samples; raise /run/sample_interval_s\n",
-                 r->samples.back().t_s, r->end_time_s, models::max_queue_samples);
-      break;
-    }
 }
+
+// A single run's warnings: the censoring above, and a series cut at the cap of samples,
+// which would otherwise read as a queue that stopped.
+void warn_run(const models::scenario& s, const models::room_result& r) {
+  warn_censored(s, censoring_of(r), 1);
+  if (r.samples.size() >= models::max_queue_samples)
+    fmt::print(stderr,
+               "waitroom: warning: the queue series stops at {:.6g} s of {:.6g} s: a run "
+               "records at most {} samples; raise /run/sample_interval_s\n",
+               r.samples.back().t_s, r.end_time_s, models::max_queue_samples);
+}
+
+}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   common_args a = parse_args("run", args, command_kind::run);
@@ -256,24 +261,28 @@ int run_command(const std::vector<std::string>& args) {
   std::uint64_t users = 0, events = 0;
   nlohmann::json result;  // for --format json and --html
   if (a.replications > 1) {
-    check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications");
+    check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications",
+                              true);
     progress bar(a.replications, a.quiet);
     models::series_bands bands(s.classes.size());
-    auto rs = models::replicate(
-        s, seed, a.replications, threads_or_cores(a.threads), [&bar] { bar.advance(); }, &bands);
-    for (const auto& r : rs) {
-      users += r.overall.arrived;
-      events += r.events;
-    }
-    std::vector<const models::room_result*> all;
-    for (const auto& r : rs) all.push_back(&r);
-    warn_censored(s, all);
+    // Each replication is taken in as it finishes and dropped: memory does not grow with
+    // their number (the digest keeps a 40-byte row each).
+    models::replication_digest digest(s);
+    models::replicate_each(
+        s, seed, a.replications, threads_or_cores(a.threads),
+        [&](models::room_result&& r) {
+          users += r.overall.arrived;
+          events += r.events;
+          digest.add(r);
+        },
+        [&bar] { bar.advance(); }, &bands);
+    warn_censored(s, digest.censored_by_class(), digest.count());
     if (format != "table" || a.html)
-      result = reports::replications_json(s, rs, 0.95, version, &bands);
-    text = format == "table" ? reports::replications_table(s, rs, 0.95) : "";
+      result = reports::replications_json(s, digest, 0.95, version, &bands);
+    text = format == "table" ? reports::replications_table(s, digest, 0.95) : "";
   } else if (a.trace) {
     models::room_result r = traced_run(a, s, seed);
-    warn_censored(s, {&r});
+    warn_run(s, r);
     users = r.overall.arrived;
     events = r.events;
     if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
@@ -284,7 +293,7 @@ int run_command(const std::vector<std::string>& args) {
         s, seed, 0, [&line](double t, std::uint64_t waiting, std::uint64_t ev) {
           line.status(fmt::format("simulated {:.0f} s, {} waiting, {} events", t, waiting, ev));
         });
-    warn_censored(s, {&r});
+    warn_run(s, r);
     users = r.overall.arrived;
     events = r.events;
     if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);

@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "models/scenario/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
+#include "output_file.hpp"
 #include "sim/input_error.hpp"
 #include "sim/time.hpp"
 
@@ -734,6 +735,11 @@ int import_command(const std::vector<std::string>& args) {
                            "an arrivals file (a waiting room object holds no traffic)", "none");
   const std::string room_file = input[1];
   const std::string arrivals_file = vm["arrivals"].as<std::string>();
+  if (vm.count("out"))  // before reading: an output onto an input would lose it
+    refuse_same_file({{"--out", vm["out"].as<std::string>()}},
+                     {{"the room file", room_file},
+                      {"the arrivals file", arrivals_file},
+                      {"the event file", vm.count("event") ? vm["event"].as<std::string>() : ""}});
   const json arrivals = models::read_json_file(arrivals_file);
   if (!arrivals.is_object())
     throw sim::input_error(arrivals_file, "a scenario's arrivals object", arrivals.type_name());

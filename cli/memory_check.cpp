@@ -75,8 +75,10 @@ void check_run_work(const models::scenario& s, const std::string& file, double m
 }
 
 void check_replications_memory(const models::scenario& s, std::uint64_t replications,
-                               unsigned threads, const std::string& flag) {
-  const auto m = models::estimate_memory(s);
+                               unsigned threads, const std::string& flag, bool streamed) {
+  auto m = models::estimate_memory(s);
+  // Taken in as they finish, a replication keeps its row (and the JSON's line of it).
+  if (streamed) m.summary_bytes = streamed_replication_bytes;
   const double limit = memory_limit_bytes();
   const double need = models::replications_bytes(m, replications, threads);
   if (need <= limit) return;

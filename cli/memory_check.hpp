@@ -20,7 +20,10 @@ inline constexpr double default_max_events = 1e10;
 // run records, before it starts; `file` names the scenario.
 void check_run_work(const models::scenario& s, const std::string& file, double max_events);
 // `replications` replications on `threads` threads, each keeping its summary.
+// `streamed`: each replication is reduced as it finishes (run --replications), keeping
+// streamed_replication_bytes (its 40-byte row and that row in the JSON result).
+inline constexpr double streamed_replication_bytes = 400;
 void check_replications_memory(const models::scenario& s, std::uint64_t replications,
-                               unsigned threads, const std::string& flag);
+                               unsigned threads, const std::string& flag, bool streamed = false);
 
 }  // namespace waitroom::cli

@@ -123,6 +123,7 @@ load_args parse(const std::vector<std::string>& args) {
     }
   }
   if (!a.scenario) throw sim::input_error("waitroom load", "a SCENARIO file", "none");
+  if (a.out) refuse_same_file({{"--out", *a.out}}, {{"the scenario file", *a.scenario}});
   if (!a.url)
     throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "none");
   a.opt.connect = reconnecting(a.retry_s);

@@ -301,6 +301,7 @@ int report_command(const std::vector<std::string>& args) {
     if (out.size() > 5 && out.substr(out.size() - 5) == ".json") out.resize(out.size() - 5);
     out += ".html";
   }
+  refuse_same_file({{"--out", out}}, {{"the result file", source}});
   const json result =
       models::parse_json_strict(sim::read_text_file(source, "a result file"), source);
   check_result(source, result);

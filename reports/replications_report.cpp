@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/room/replication_digest.hpp"
 #include "models/room/summary.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/interval_text.hpp"
@@ -51,57 +52,52 @@ std::vector<models::sla_metric> reported_metrics(const models::scenario& s, std:
   return out;
 }
 
-// A t interval over replications of a share each replication measures, or null estimate and
-// interval when some replication has no released user of the class (no share to average).
-json share_interval(const std::vector<replication_summary>& rs, std::int32_t c, double level,
-                    const std::function<std::optional<double>(const models::wait_stats&)>& f) {
-  std::vector<double> xs;
-  for (const auto& r : rs) {
-    auto x = f(r.waits[static_cast<std::size_t>(c + 1)]);
-    if (!x) return {{"estimate", nullptr}, {"ci", {nullptr, nullptr}}};
-    xs.push_back(*x);
-  }
-  return interval_json(sim::mean_interval(xs, level));
+json optional_interval_json(const std::optional<sim::interval>& iv) {
+  // null when some replication has no released user of the class (no share to average)
+  if (!iv) return {{"estimate", nullptr}, {"ci", {nullptr, nullptr}}};
+  return interval_json(*iv);
 }
 
 // P(wait > 0) and P(wait > t) per replication, with t intervals across replications.
-void put_tails(json& j, const models::scenario& s, const std::vector<replication_summary>& rs,
-               std::int32_t c, double level) {
-  j["p_waited"] = share_interval(rs, c, level, models::waited_share);
+void put_tails(json& j, const models::replication_digest& d, std::int32_t c, double level) {
+  j["p_waited"] = optional_interval_json(d.waited(c, level));
   json tails = json::array();
-  for (const auto& p : models::tail_points(s, c)) {
-    json t = share_interval(rs, c, level, [&](const models::wait_stats& w) {
-      return models::wait_above_share(w, p.t_s);
-    });
-    t["t_s"] = p.t_s;
-    t["from"] = p.from_sla ? "sla" : "fixed";
+  const auto& points = d.tails(c);
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    json t = optional_interval_json(d.above(c, k, level));
+    t["t_s"] = points[k].t_s;
+    t["from"] = points[k].from_sla ? "sla" : "fixed";
     tails.push_back(t);
   }
   j["p_wait_above"] = tails;
 }
 
-std::vector<models::metric_table> tables_of(const std::vector<replication_summary>& rs) {
-  std::vector<models::metric_table> ts;
-  for (const auto& r : rs) ts.push_back(r.table);
-  return ts;
-}
-
-json class_summary(const models::scenario& s, const std::vector<replication_summary>& rs,
-                   const std::vector<models::metric_table>& ts, std::int32_t c, double level) {
+json class_summary(const models::scenario& s, const models::replication_digest& d, std::int32_t c,
+                   double level) {
   json j;
   for (auto m : reported_metrics(s, c))
-    j[models::to_string(m)] = interval_json(models::table_interval(ts, c, m, level));
-  models::wait_stats pooled;
-  for (const auto& r : rs) pooled.merge(r.waits[static_cast<std::size_t>(c + 1)]);
-  j["pooled"] = wait_summary(pooled);
-  put_tails(j, s, rs, c, level);
+    j[models::to_string(m)] = interval_json(d.metric(c, m, level));
+  j["pooled"] = wait_summary(d.pooled(c));
+  put_tails(j, d, c, level);
   return j;
 }
 
-std::vector<replication_summary> summarize_all(const std::vector<models::room_result>& rs) {
-  std::vector<replication_summary> out;
-  for (const auto& r : rs) out.push_back(summarize(r));
-  return out;
+models::replication_digest digest_of(const models::scenario& s,
+                                     const std::vector<replication_summary>& rs) {
+  models::replication_digest d(s);
+  for (const auto& r : rs) {
+    std::vector<const models::wait_stats*> waits;
+    for (const auto& w : r.waits) waits.push_back(&w);
+    d.add(r.replication, r.end_time_s, r.events, r.table, waits);
+  }
+  return d;
+}
+
+models::replication_digest digest_of(const models::scenario& s,
+                                     const std::vector<models::room_result>& rs) {
+  models::replication_digest d(s);
+  for (const auto& r : rs) d.add(r);
+  return d;
 }
 
 }  // namespace
@@ -141,23 +137,32 @@ json series_bands_json(const models::scenario& s, const models::series_bands& b,
 json replications_json(const models::scenario& s, const std::vector<models::room_result>& rs,
                        double level, std::string_view tool_version,
                        const models::series_bands* bands) {
-  return replications_json(s, summarize_all(rs), level, tool_version, bands);
+  return replications_json(s, digest_of(s, rs), level, tool_version, bands);
 }
 
 std::string replications_table(const models::scenario& s,
                                const std::vector<models::room_result>& rs, double level) {
-  return replications_table(s, summarize_all(rs), level);
+  return replications_table(s, digest_of(s, rs), level);
 }
 
 json replications_json(const models::scenario& s, const std::vector<replication_summary>& rs,
                        double level, std::string_view tool_version,
                        const models::series_bands* bands) {
-  const auto ts = tables_of(rs);
+  return replications_json(s, digest_of(s, rs), level, tool_version, bands);
+}
+
+std::string replications_table(const models::scenario& s,
+                               const std::vector<replication_summary>& rs, double level) {
+  return replications_table(s, digest_of(s, rs), level);
+}
+
+json replications_json(const models::scenario& s, const models::replication_digest& d, double level,
+                       std::string_view tool_version, const models::series_bands* bands) {
   json j;
   j["schema_version"] = result_schema_version;
   j["tool"] = {{"name", "waitroom"}, {"version", tool_version}};
   j["seed"] = s.seed;
-  j["replications"] = rs.size();
+  j["replications"] = d.count();
   j["confidence"] = level;
   j["method"] =
       "Each statistic is estimated in every independent replication; the estimate is their "
@@ -170,27 +175,26 @@ json replications_json(const models::scenario& s, const std::vector<replication_
   j["scenario"] = models::to_json(s);
   j["classes"] = json::array();
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
-    json cj = class_summary(s, rs, ts, static_cast<std::int32_t>(c), level);
+    json cj = class_summary(s, d, static_cast<std::int32_t>(c), level);
     cj["name"] = s.classes[c].name;
     j["classes"].push_back(cj);
   }
-  j["overall"] = class_summary(s, rs, ts, -1, level);
+  j["overall"] = class_summary(s, d, -1, level);
   if (bands) j["queue_length_bands"] = series_bands_json(s, *bands, level);
   j["per_replication"] = json::array();
-  for (const auto& r : rs)
+  for (const auto& r : d.rows())
     j["per_replication"].push_back({{"replication", r.replication},
-                                    {"mean_wait_s", r.waits[0].wait_s.mean()},
-                                    {"released", r.waits[0].released},
+                                    {"mean_wait_s", r.mean_wait_s},
+                                    {"released", r.released},
                                     {"end_time_s", r.end_time_s},
                                     {"events", r.events}});
   return j;
 }
 
-std::string replications_table(const models::scenario& s,
-                               const std::vector<replication_summary>& rs, double level) {
-  const auto ts = tables_of(rs);
+std::string replications_table(const models::scenario& s, const models::replication_digest& d,
+                               double level) {
   std::string out = fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
-                                s.name, s.seed, rs.size(), level * 100);
+                                s.name, s.seed, d.count(), level * 100);
   constexpr models::sla_metric shown[] = {models::sla_metric::mean_wait_s,
                                           models::sla_metric::p95_wait_s,
                                           models::sla_metric::p99_wait_s};
@@ -201,7 +205,7 @@ std::string replications_table(const models::scenario& s,
   double top = 0;
   for (auto c : rows)
     for (auto m : shown) {
-      const auto iv = models::table_interval(ts, c, m, level);
+      const auto iv = d.metric(c, m, level);
       if (std::isfinite(iv.mean)) top = std::max(top, std::fabs(iv.mean));
       if (std::isfinite(iv.hi())) top = std::max(top, std::fabs(iv.hi()));
     }
@@ -210,7 +214,7 @@ std::string replications_table(const models::scenario& s,
       "{:<12} {:>22} {:>22} {:>22}\n", "class", fmt::format("mean wait ({})", unit.name),
       fmt::format("p95 wait ({})", unit.name), fmt::format("p99 wait ({})", unit.name));
   auto cell = [&](std::int32_t c, models::sla_metric m) {
-    auto iv = models::table_interval(ts, c, m, level);
+    auto iv = d.metric(c, m, level);
     if (std::isnan(iv.mean)) return std::string("no data");  // no released user somewhere
     return interval_text(iv, unit.seconds);
   };
@@ -223,7 +227,7 @@ std::string replications_table(const models::scenario& s,
   double t_top = 0;
   for (auto ci : rows) {
     json j;
-    put_tails(j, s, rs, ci, level);
+    put_tails(j, d, ci, level);
     for (const auto& t : j["p_wait_above"]) t_top = std::max(t_top, t["t_s"].get<double>());
     tails.emplace_back(ci < 0 ? "all" : s.classes[static_cast<std::size_t>(ci)].name, std::move(j));
   }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/room/replication_digest.hpp"
 #include "models/room/result.hpp"
 #include "models/room/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
@@ -49,6 +50,12 @@ nlohmann::json replications_json(const models::scenario& s,
                                  const std::vector<replication_summary>& rs, double level,
                                  std::string_view tool_version,
                                  const models::series_bands* bands = nullptr);
+// The same from replications taken in as they finished (run --replications).
+nlohmann::json replications_json(const models::scenario& s, const models::replication_digest& d,
+                                 double level, std::string_view tool_version,
+                                 const models::series_bands* bands = nullptr);
+std::string replications_table(const models::scenario& s, const models::replication_digest& d,
+                               double level);
 // Per sample time: the mean number waiting (everyone, each class) and released per interval
 // over replications, with pointwise t intervals.
 nlohmann::json series_bands_json(const models::scenario& s, const models::series_bands& b,

@@ -10,7 +10,7 @@ build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-de
 # redis-server for the tests labelled `redis` (each starts its own on a temp socket);
 # redis-tools for redis-cli and redis-benchmark.
 test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
-               poppler-utils valgrind redis-server redis-tools)
+               poppler-utils valgrind redis-server redis-tools time)
 
 # clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.
 fuzz_packages=(clang libclang-rt-14-dev)
