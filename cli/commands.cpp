@@ -267,7 +267,7 @@ int run_command(const std::vector<std::string>& args) {
     models::series_bands bands(s.classes.size());
     // Each replication is taken in as it finishes and dropped: memory does not grow with
     // their number (the digest keeps a 40-byte row each).
-    models::replication_digest digest(s);
+    models::replication_digest digest(s, format != "table" || a.html);
     models::replicate_each(
         s, seed, a.replications, threads_or_cores(a.threads),
         [&](models::room_result&& r) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -46,14 +47,22 @@ bool try_start(Pool& pool, std::optional<std::system_error>& refusal, F&& f) {
 template <class F>
 void parallel_for(std::size_t n, unsigned threads, F&& f) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n)));
-  std::vector<std::exception_ptr> errors(n);
+  // The error of the lowest index (not one slot per index: 100,000 replications would hold
+  // 800 KB of them).
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  std::size_t first_index = n;
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
       try {
         f(i);
       } catch (...) {
-        errors[i] = std::current_exception();
+        std::lock_guard lock(error_mutex);
+        if (i < first_index) {
+          first_index = i;
+          first_error = std::current_exception();
+        }
       }
     }
   };
@@ -75,8 +84,7 @@ void parallel_for(std::size_t n, unsigned threads, F&& f) {
     if (!refused) work();
   }  // the pool joins here
   if (refused) throw *refused;
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace waitroom::sim

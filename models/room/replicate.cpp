@@ -1,5 +1,8 @@
 #include "models/room/replicate.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 
@@ -11,22 +14,46 @@ namespace waitroom::models {
 void replicate_each(const scenario& s, std::uint64_t seed, std::uint32_t replications,
                     unsigned threads, const std::function<void(room_result&&)>& consume,
                     const std::function<void()>& on_done, series_bands* bands) {
+  threads = std::max(1u, std::min(threads, replications));
+  // A replication starts only within `window` of the oldest one not yet consumed, so that a
+  // slow or descheduled one never leaves thousands of finished ones waiting behind it.
+  const std::uint32_t window = 2 * threads;
   std::mutex mutex;  // bands' integer sums do not depend on the order replications come in
+  std::condition_variable turn;
   std::map<std::uint32_t, room_result> finished;  // waiting for an earlier one
   std::uint32_t next = 0;                         // the replication consume takes next
-  sim::parallel_for(replications, threads, [&](std::size_t r) {
-    room_result one = run_scenario(s, seed, r);
-    if (bands) {
-      std::lock_guard lock(mutex);
-      bands->add(one);
+  bool failed = false;                            // stop waiting: an error ends the run
+  std::atomic<std::uint32_t> claim{0};
+  sim::parallel_for(threads, threads, [&](std::size_t) {
+    for (std::uint32_t r; (r = claim.fetch_add(1)) < replications;) {
+      {
+        std::unique_lock lock(mutex);
+        turn.wait(lock, [&] { return failed || r < next + window; });
+        if (failed) return;
+      }
+      try {
+        room_result one = run_scenario(s, seed, r);
+        if (bands) {
+          std::lock_guard lock(mutex);
+          bands->add(one);
+        }
+        keep_summary_only(one);  // replications keep no time series: --series refuses them
+        std::lock_guard lock(mutex);
+        finished.emplace(r, std::move(one));
+        for (auto it = finished.begin(); it != finished.end() && it->first == next;
+             it = finished.erase(it), ++next)
+          consume(std::move(it->second));
+      } catch (...) {
+        {
+          std::lock_guard lock(mutex);
+          failed = true;
+        }
+        turn.notify_all();
+        throw;
+      }
+      turn.notify_all();
+      if (on_done) on_done();
     }
-    keep_summary_only(one);  // replications keep no time series: --series refuses them
-    std::lock_guard lock(mutex);
-    finished.emplace(static_cast<std::uint32_t>(r), std::move(one));
-    for (auto it = finished.begin(); it != finished.end() && it->first == next;
-         it = finished.erase(it), ++next)
-      consume(std::move(it->second));
-    if (on_done) on_done();
   });
 }
 

@@ -4,11 +4,12 @@
 
 namespace waitroom::models {
 
-replication_digest::replication_digest(const scenario& s)
+replication_digest::replication_digest(const scenario& s, bool keep_rows)
     : metrics_(s.classes.size() + 1),
       waited_(s.classes.size() + 1),
       above_(s.classes.size() + 1),
       pooled_(s.classes.size() + 1),
+      keep_rows_(keep_rows),
       censoring_(s.classes.size()) {
   for (std::int32_t c = -1; c < static_cast<std::int32_t>(s.classes.size()); ++c) {
     tails_.push_back(tail_points(s, c));
@@ -50,7 +51,9 @@ void replication_digest::add(std::uint64_t replication, double end_time_s, std::
     if (w.censored_s.count()) z.longest_s = std::max(z.longest_s, w.censored_s.max());
   }
   const wait_stats& all = *waits.at(0);
-  rows_.push_back({replication, all.wait_s.mean(), all.released, end_time_s, events});
+  ++count_;
+  if (keep_rows_)
+    rows_.push_back({replication, all.wait_s.mean(), all.released, end_time_s, events});
 }
 
 void replication_digest::add(const room_result& r) {

@@ -4,7 +4,7 @@
 // moments, the pooled waits, a short row per replication and what the censoring warnings
 // need. The intervals are those of every replication kept (sim::mean_interval adds values in
 // order by Welford's updates, as here), in memory that does not grow with the count beyond
-// the row (40 bytes).
+// the row (40 bytes) the JSON result lists.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -34,14 +34,16 @@ class replication_digest {
     double longest_s = 0;
   };
 
-  explicit replication_digest(const scenario& s);
+  // keep_rows: keep each replication's row (rows()), which the JSON result lists; a table
+  // needs none, and then nothing grows with the count.
+  explicit replication_digest(const scenario& s, bool keep_rows = true);
 
   // The next replication: its metric table and its waits (everyone first, then each class).
   void add(std::uint64_t replication, double end_time_s, std::uint64_t events,
            const metric_table& table, const std::vector<const wait_stats*>& waits);
   void add(const room_result& r);
 
-  std::size_t count() const { return rows_.size(); }
+  std::size_t count() const { return count_; }
   // The t interval of a metric over replications, class c (-1: everyone).
   sim::interval metric(std::int32_t c, sla_metric m, double level) const;
   // P(wait > 0) and P(wait > t) at tail_points(s, c)[k]: nullopt when a replication released
@@ -69,6 +71,8 @@ class replication_digest {
   std::vector<std::vector<share>> above_;                   // [class + 1][tail]
   std::vector<wait_stats> pooled_;                          // [class + 1]
   std::vector<row> rows_;
+  bool keep_rows_;
+  std::size_t count_ = 0;
   std::vector<censoring> censoring_;  // [class]
 };
 
