@@ -23,9 +23,11 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/scenario/json_reader.hpp"
+#include "models/scenario/json_text.hpp"
 #include "models/scenario/scenario.hpp"
 #include "output_file.hpp"
 #include "sim/input_error.hpp"
+#include "sim/text_file.hpp"
 #include "sim/time.hpp"
 
 namespace po = boost::program_options;
@@ -706,6 +708,13 @@ json cloudflare_scenario(const json& room_in, const std::optional<json>& event_i
   return scenario;
 }
 
+namespace {
+// An input file as JSON; `what` names the kind of file in errors ("an event file").
+json read_input(const std::string& path, const std::string& what) {
+  return models::parse_json_strict(sim::read_text_file(path, what), path);
+}
+}  // namespace
+
 int import_command(const std::vector<std::string>& args) {
   po::options_description opts;
   opts.add_options()("input", po::value<std::vector<std::string>>())(
@@ -740,18 +749,18 @@ int import_command(const std::vector<std::string>& args) {
                      {{"the room file", room_file},
                       {"the arrivals file", arrivals_file},
                       {"the event file", vm.count("event") ? vm["event"].as<std::string>() : ""}});
-  const json arrivals = models::read_json_file(arrivals_file);
+  const json arrivals = read_input(arrivals_file, "an arrivals file");
   if (!arrivals.is_object())
     throw sim::input_error(arrivals_file, "a scenario's arrivals object", arrivals.type_name());
   std::optional<json> event;
   std::string event_file;
   if (vm.count("event")) {
     event_file = vm["event"].as<std::string>();
-    event = models::read_json_file(event_file);
+    event = read_input(event_file, "a Cloudflare event file");
   }
   std::vector<std::string> notes;
-  const json scenario = cloudflare_scenario(models::read_json_file(room_file), event, arrivals,
-                                            room_file, event_file, notes);
+  const json scenario = cloudflare_scenario(read_input(room_file, "a Cloudflare waiting room file"),
+                                            event, arrivals, room_file, event_file, notes);
   // The loader checks the result (ranges, the arrivals object) before anything is written.
   // The room's fields are checked above, so what it finds is in the arrivals: its message
   // names that file (the output file does not exist yet).

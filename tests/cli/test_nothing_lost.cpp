@@ -390,3 +390,17 @@ TEST(NothingLost, ReplicationsDoNotGrowMemoryWithTheirNumber) {
   ASSERT_GT(many, 0);
   EXPECT_LT(many, 2 * ten) << "10 replications: " << ten << " KB, 10000: " << many << " KB";
 }
+
+// Each input file is called what it is, not "a scenario file".
+TEST(NothingLost, ImportNamesEachKindOfFile) {
+  const std::string cf = std::string(WAITROOM_SOURCE_DIR) + "/scenarios/cloudflare/";
+  const auto event = run("import cloudflare " + cf + "room.json --arrivals " + cf +
+                         "arrivals.json --event /nonexistent/e.json");
+  EXPECT_EQ(event.code, 2);
+  EXPECT_TRUE(has(event.err, "/nonexistent/e.json: expected a readable Cloudflare event file"))
+      << event.err;
+  const auto arrivals = run("import cloudflare " + cf + "room.json --arrivals /nonexistent/a.json");
+  EXPECT_EQ(arrivals.code, 2);
+  EXPECT_TRUE(has(arrivals.err, "expected a readable arrivals file")) << arrivals.err;
+  EXPECT_FALSE(has(arrivals.err, "scenario file")) << arrivals.err;
+}
