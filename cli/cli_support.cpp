@@ -66,17 +66,21 @@ std::uint64_t whole_number(const std::string& text, const std::string& flag, std
   return v;
 }
 
+// The whole of `text` as a number, else input_error naming the flag and what it expected.
+double number_text(const std::string& text, const std::string& flag, const std::string& expected) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw sim::input_error(flag, expected, "'" + text + "'");
+}
+
 // A count written as digits or in exponent form (1e12), from 1 to 1e18.
 double whole_number_or_exp(const std::string& text, const std::string& flag) {
   const std::string expected = "a whole number from 1 to 1e18 (digits, or 1e12)";
-  double v = 0;
-  try {
-    std::size_t used = 0;
-    v = std::stod(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    throw sim::input_error(flag, expected, "'" + text + "'");
-  }
+  const double v = number_text(text, flag, expected);
   if (!(v >= 1 && v <= 1e18) || v != std::floor(v)) throw sim::input_error(flag, expected, text);
   return v;
 }
@@ -85,14 +89,7 @@ double whole_number_or_exp(const std::string& text, const std::string& flag) {
 double seconds(const std::string& text, const std::string& flag) {
   const std::string expected =
       fmt::format("a time in seconds from 0 to {:.0f}", sim::max_input_seconds);
-  double v = 0;
-  try {
-    std::size_t used = 0;
-    v = std::stod(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    throw sim::input_error(flag, expected, "'" + text + "'");
-  }
+  const double v = number_text(text, flag, expected);
   if (!(v >= 0 && v <= sim::max_input_seconds)) throw sim::input_error(flag, expected, text);
   return v;
 }
