@@ -113,9 +113,11 @@ options:
   --junit FILE     check: also write JUnit XML for CI systems
   --shard K/N      run (with --replications), check, sweep, plan: run every N-th
                    unit from K and write a shard file for `waitroom merge`
-  --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20
-  --quiet          no progress line (shown on a terminal for long run --replications,
-                   sweep, plan and check)
+  --vary, --range  START:STOP[:STEP]; STEP defaults to (STOP - START) / 20 (a whole
+                   number for an integer knob); at most 10,000 values
+  --max-events N   allow a run estimated at more than N events (default 1e10)
+  --quiet          no progress line (redrawn on a terminal, a line every 10 s in a
+                   log, for long runs, run --replications, sweep, plan and check)
   --trace FILE     run: every state change as JSON Lines (time, user, token, class,
                    action, list, queue length), within --trace-from/--trace-to
                    seconds and for --trace-users serials when given

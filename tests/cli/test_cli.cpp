@@ -247,12 +247,15 @@ TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
                 " --knob /release/batch --range 1:2 --tie /x=y")
                 .code,
             2);
-  // The default step (a 20th of the range) gives 4.05 slots: the point's scenario is
-  // rejected, naming the pointer.
+  // A step of 0.05 gives 4.05 slots: the point is rejected, naming the flag and the point
+  // (an integer knob's default step is whole: 4:5 takes 4 and 5).
   auto fractional =
-      run("plan " + scenario("mmc_validation.json") + " --knob /release/slots --range 4:5");
+      run("plan " + scenario("mmc_validation.json") + " --knob /release/slots --range 4:5:0.05");
   EXPECT_EQ(fractional.code, 2);
-  EXPECT_NE(fractional.err.find("/release/slots: expected an integer"), std::string::npos);
+  EXPECT_NE(fractional.err.find("--range 4:5:0.05 at grid point 2 of 21 (/release/slots=4.05): "
+                                "expected an integer"),
+            std::string::npos)
+      << fractional.err;
 }
 
 TEST(Cli, PlanSearchStartsFromTheClosedFormAndFindsTheGridsBoundary) {
