@@ -20,9 +20,9 @@
 
 #include "default_scenario.hpp"
 #include "models/analytic/queueing.hpp"
-#include "models/room/replicate.hpp"
+#include "models/run/replicate.hpp"
 #include "models/room/room.hpp"
-#include "models/room/summary.hpp"
+#include "models/run/summary.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "report_command.hpp"

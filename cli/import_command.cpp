@@ -22,8 +22,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "models/scenario/json_reader.hpp"
-#include "models/scenario/json_text.hpp"
+#include "models/json/json_reader.hpp"
+#include "models/json/json_text.hpp"
 #include "models/scenario/scenario.hpp"
 #include "output_file.hpp"
 #include "sim/input_error.hpp"

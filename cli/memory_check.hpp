@@ -1,6 +1,6 @@
 #pragma once
 // Refuses, before anything is allocated, a run whose estimated memory exceeds the machine's
-// (exit 2 with the estimate and what to change): see models/room/memory_estimate.hpp.
+// (exit 2 with the estimate and what to change): see models/run/memory_estimate.hpp.
 #include <cstdint>
 #include <string>
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "models/scenario/json_reader.hpp"
+#include "models/json/json_reader.hpp"
 
 namespace waitroom::cli {
 

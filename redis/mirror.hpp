@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "models/queues/queue_mirror.hpp"
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "models/release/selector.hpp"
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"

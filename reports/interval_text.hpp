@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "models/sla/sla_spec.hpp"
+#include "models/spec/sla_spec.hpp"
 #include "sim/confidence.hpp"
 
 namespace waitroom::reports {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/room/censoring.hpp"
+#include "models/results/censoring.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 

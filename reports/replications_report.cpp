@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "models/room/replication_digest.hpp"
-#include "models/room/summary.hpp"
+#include "models/run/replication_digest.hpp"
+#include "models/run/summary.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/interval_text.hpp"
 #include "reports/markup_escape.hpp"

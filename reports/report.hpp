@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/room/replication_digest.hpp"
-#include "models/room/result.hpp"
-#include "models/room/series_bands.hpp"
+#include "models/run/replication_digest.hpp"
+#include "models/results/result.hpp"
+#include "models/run/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/interval_text.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "models/room/censoring.hpp"
+#include "models/results/censoring.hpp"
 #include "reports/interval_text.hpp"
 #include "reports/report.hpp"
 

@@ -111,7 +111,7 @@ class event_heap {
 class far_events {
  public:
   // How long an emptied bucket keeps its room: until the ring comes round to it again
-  // (about 1,100 s). The memory estimate counts it (models/room/memory_estimate.cpp).
+  // (about 1,100 s). The memory estimate counts it (models/run/memory_estimate.cpp).
   static constexpr double ring_span_s() {
     return static_cast<double>(ring_size << bucket_shift) * 1e-9;
   }

@@ -7,8 +7,8 @@
 
 #include "models/admission/stock_gate.hpp"
 #include "models/events.hpp"
-#include "models/room/result.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/results/result.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 

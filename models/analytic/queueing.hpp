@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/distribution.hpp"
 
 namespace waitroom::models {

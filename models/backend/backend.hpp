@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/release/controller.hpp"
-#include "models/room/result.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/results/result.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/trace/trace.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"

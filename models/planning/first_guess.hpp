@@ -2,7 +2,7 @@
 // The closed form's verdict on a scenario's mean-wait targets: `plan`'s first guess.
 #include <optional>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 
 namespace waitroom::models::planning {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/sla/sla.hpp"
 
 namespace waitroom::models::planning {

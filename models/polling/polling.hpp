@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/histogram.hpp"
 #include "sim/moments.hpp"
 

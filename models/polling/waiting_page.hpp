@@ -12,7 +12,7 @@
 
 #include "models/polling/polling.hpp"
 #include "models/queues/queues.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 #include "sim/simulator.hpp"
 

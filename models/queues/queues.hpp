@@ -11,7 +11,7 @@
 #include "models/queues/entry_order_set.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/split_list.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 #include "models/zset/zset.hpp"
 #include "sim/random.hpp"

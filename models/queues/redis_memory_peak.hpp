@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "models/queues/queues.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 
 namespace waitroom::models {
 

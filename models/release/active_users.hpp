@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <deque>
 
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 

@@ -8,7 +8,7 @@
 #include <deque>
 #include <utility>
 
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 
 namespace waitroom::models {
 

@@ -15,7 +15,7 @@
 #include "models/events.hpp"
 #include "models/release/active_users.hpp"
 #include "models/release/controller.hpp"
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "models/release/serving_counter.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"

@@ -11,7 +11,7 @@
 #include "models/queues/queues.hpp"
 #include "models/release/selection.hpp"
 #include "models/release/selector.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 #include "sim/random.hpp"
 

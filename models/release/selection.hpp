@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "models/queues/queues.hpp"
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "models/release/selector.hpp"
-#include "models/scenario/json_reader.hpp"
-#include "models/sla/sla_spec.hpp"
+#include "models/json/json_reader.hpp"
+#include "models/spec/sla_spec.hpp"
 #include "models/users/users.hpp"
 #include "sim/random.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "sim/random.hpp"
 
 namespace waitroom::models {

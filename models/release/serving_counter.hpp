@@ -9,7 +9,7 @@
 #include <set>
 
 #include "models/release/controller.hpp"
-#include "models/release/release_spec.hpp"
+#include "models/spec/release_spec.hpp"
 #include "sim/time.hpp"
 
 namespace waitroom::models {

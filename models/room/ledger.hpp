@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "models/queues/queues.hpp"
-#include "models/room/result.hpp"
+#include "models/results/result.hpp"
 #include "models/room/warmup.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 
 namespace waitroom::models {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/input_error.hpp"
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/time.hpp"
 
 namespace waitroom::models {

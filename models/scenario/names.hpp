@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "models/policies/score_policy.hpp"
-#include "models/release/release_spec.hpp"
-#include "models/scenario/json_reader.hpp"
+#include "models/scores/score_policy.hpp"
+#include "models/spec/release_spec.hpp"
+#include "models/json/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/distribution.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario/json_reader.hpp"
+#include "models/json/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/time.hpp"
 

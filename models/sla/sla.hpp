@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/room/result.hpp"
-#include "models/sla/sla_spec.hpp"
+#include "models/results/result.hpp"
+#include "models/spec/sla_spec.hpp"
 #include "sim/confidence.hpp"
 
 namespace waitroom::models {
@@ -22,7 +22,7 @@ double metric_value(const room_result& r, std::int32_t user_class, sla_metric m)
 // The wait metrics (mean, percentiles, max): the ones users still waiting can move.
 bool is_wait_metric(sla_metric m);
 // Where the metric would be if users still waiting at the end were counted: {lower, upper}
-// (see models/room/censoring.hpp; upper +inf when unbounded). {v, v} when nobody is censored.
+// (see models/results/censoring.hpp; upper +inf when unbounded). {v, v} when nobody is censored.
 std::pair<double, double> metric_bounds(const room_result& r, std::int32_t user_class,
                                         sla_metric m);
 // The metric over replications: t interval at `confidence`.

@@ -6,7 +6,7 @@
 // function of entry time, class and serial.
 #include <cstdint>
 
-#include "models/policies/score_policy.hpp"
+#include "models/scores/score_policy.hpp"
 #include "sim/random.hpp"
 #include "sim/serial_table.hpp"
 #include "sim/time.hpp"

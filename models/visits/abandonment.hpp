@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/events.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 

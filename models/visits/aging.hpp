@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/queues/queues.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 #include "sim/simulator.hpp"
 

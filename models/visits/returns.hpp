@@ -13,8 +13,8 @@
 
 #include "models/events.hpp"
 #include "models/queues/queues.hpp"
-#include "models/room/result.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/results/result.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"

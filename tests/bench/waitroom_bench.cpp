@@ -35,7 +35,7 @@
 #include <fmt/format.h>
 
 #include "baselines.hpp"
-#include "models/room/replicate.hpp"
+#include "models/run/replicate.hpp"
 #include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"

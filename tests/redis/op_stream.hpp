@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/policies/score_policy.hpp"
+#include "models/scores/score_policy.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/zset/zset.hpp"
 #include "sim/random.hpp"

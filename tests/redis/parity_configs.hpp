@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "models/policies/score_policy.hpp"
+#include "models/scores/score_policy.hpp"
 
 namespace waitroom::testing_support {
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "models/room/censoring.hpp"
+#include "models/results/censoring.hpp"
 #include "models/room/warmup.hpp"
 #include "models/sla/sla.hpp"
 

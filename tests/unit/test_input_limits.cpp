@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/room/room.hpp"
-#include "models/scenario/json_text.hpp"
+#include "models/json/json_text.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"

@@ -1,7 +1,7 @@
 // Bad scenarios get one clear message: file, JSON pointer, expected, found.
 #include <gtest/gtest.h>
 
-#include "models/scenario/json_reader.hpp"
+#include "models/json/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/input_error.hpp"
 #include "support/test_support.hpp"

@@ -2,7 +2,7 @@
 // level prefix, plus the random suffix. Exact values, so a unit or sign slip shows.
 #include <gtest/gtest.h>
 
-#include "models/policies/score_policy.hpp"
+#include "models/scores/score_policy.hpp"
 
 using namespace waitroom;
 using models::ordering;

@@ -1,8 +1,8 @@
 // Replications' queue series: sums per sample index, exact and order-free (issue 11).
 #include <gtest/gtest.h>
 
-#include "models/room/replicate.hpp"
-#include "models/room/series_bands.hpp"
+#include "models/run/replicate.hpp"
+#include "models/run/series_bands.hpp"
 #include "sim/confidence.hpp"
 #include "support/test_support.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "models/policies/score_policy.hpp"
+#include "models/scores/score_policy.hpp"
 #include "models/users/users.hpp"
 #include "sim/random.hpp"
 #include "sim/serial_table.hpp"

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "models/room/memory_estimate.hpp"
-#include "models/room/replicate.hpp"
-#include "models/room/summary.hpp"
+#include "models/run/memory_estimate.hpp"
+#include "models/run/replicate.hpp"
+#include "models/run/summary.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
 #include "support/cli_run.hpp"

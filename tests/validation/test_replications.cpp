@@ -1,7 +1,7 @@
 // Replications and SLA decisions.
 #include <gtest/gtest.h>
 
-#include "models/room/replicate.hpp"
+#include "models/run/replicate.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"

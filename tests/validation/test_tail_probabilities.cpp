@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "models/analytic/queueing.hpp"
-#include "models/room/replicate.hpp"
-#include "models/room/summary.hpp"
+#include "models/run/replicate.hpp"
+#include "models/run/summary.hpp"
 #include "reports/report.hpp"
 #include "sim/confidence.hpp"
 #include "support/test_support.hpp"

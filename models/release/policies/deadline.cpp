@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "models/release/selection.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::models {

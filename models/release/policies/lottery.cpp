@@ -2,7 +2,7 @@
 // waiting user, a class with probability weight x size (x its users' waits with
 // wait_scale_s), then a member. The draw itself is the queues' (models/queues): lottery sets.
 #include "models/release/selection.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/time.hpp"
 
 namespace waitroom::models {

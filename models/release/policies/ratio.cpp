@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "models/release/selection.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/time.hpp"
 
 namespace waitroom::models {

@@ -1,4 +1,4 @@
-#include "models/room/replicate.hpp"
+#include "models/run/replicate.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "models/room/summary.hpp"
+#include "models/run/summary.hpp"
 #include "sim/parallel.hpp"
 
 namespace waitroom::models {

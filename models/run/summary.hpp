@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "models/room/result.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/results/result.hpp"
+#include "models/spec/scenario.hpp"
 
 namespace waitroom::models {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "models/room/result.hpp"
+#include "models/results/result.hpp"
 
 namespace waitroom::models {
 

@@ -1,4 +1,4 @@
-#include "models/room/replication_digest.hpp"
+#include "models/run/replication_digest.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "models/room/result.hpp"
+#include "models/results/result.hpp"
 
 namespace waitroom::models {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/room/room.hpp"
-#include "models/room/series_bands.hpp"
+#include "models/run/series_bands.hpp"
 
 namespace waitroom::models {
 

@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "models/room/result.hpp"
-#include "models/room/summary.hpp"
-#include "models/scenario/scenario.hpp"
+#include "models/results/result.hpp"
+#include "models/run/summary.hpp"
+#include "models/spec/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "sim/confidence.hpp"
 #include "sim/moments.hpp"

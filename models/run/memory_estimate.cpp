@@ -1,4 +1,4 @@
-#include "models/room/memory_estimate.hpp"
+#include "models/run/memory_estimate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/room/result.hpp"
+#include "models/results/result.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/histogram.hpp"
 

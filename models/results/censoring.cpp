@@ -1,4 +1,4 @@
-#include "models/room/censoring.hpp"
+#include "models/results/censoring.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/scenario/json_reader.hpp"
+#include "models/json/json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/room/summary.hpp"
+#include "models/run/summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/room/series_bands.hpp"
+#include "models/run/series_bands.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/room/result.hpp"
+#include "models/results/result.hpp"
 #include "sim/confidence.hpp"
 
 namespace waitroom::models {

@@ -1,4 +1,4 @@
-#include "models/scenario/json_text.hpp"
+#include "models/json/json_text.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/scenario/json_reader.hpp"
+#include "models/json/json_reader.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::models {
