@@ -20,8 +20,8 @@
 
 #include "default_scenario.hpp"
 #include "models/analytic/queueing.hpp"
-#include "models/run/replicate.hpp"
 #include "models/room/room.hpp"
+#include "models/run/replicate.hpp"
 #include "models/run/summary.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "models/run/memory_estimate.hpp"
 #include "models/results/result.hpp"
+#include "models/run/memory_estimate.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::cli {

@@ -18,12 +18,12 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "models/json/json_text.hpp"
 #include "models/planning/first_guess.hpp"
 #include "models/planning/grid.hpp"
 #include "models/planning/pareto.hpp"
 #include "models/planning/search.hpp"
 #include "models/run/replicate.hpp"
-#include "models/json/json_text.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "output_file.hpp"

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "models/json/json_reader.hpp"
 #include "models/room/room.hpp"
 #include "models/run/series_bands.hpp"
-#include "models/json/json_reader.hpp"
 #include "output_file.hpp"
 #include "report_command.hpp"
 #include "reports/check_report.hpp"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "models/queues/queue_mirror.hpp"
-#include "models/spec/release_spec.hpp"
 #include "models/release/selector.hpp"
+#include "models/spec/release_spec.hpp"
 #include "redis/connection.hpp"
 #include "redis/keys.hpp"
 #include "redis/releasers.hpp"

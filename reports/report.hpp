@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/run/replication_digest.hpp"
 #include "models/results/result.hpp"
+#include "models/run/replication_digest.hpp"
 #include "models/run/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/spec/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "models/spec/scenario.hpp"
 
 namespace waitroom::models::planning {
 

@@ -15,8 +15,8 @@
 #include "models/events.hpp"
 #include "models/release/active_users.hpp"
 #include "models/release/controller.hpp"
-#include "models/spec/release_spec.hpp"
 #include "models/release/serving_counter.hpp"
+#include "models/spec/release_spec.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "models/queues/queues.hpp"
-#include "models/spec/release_spec.hpp"
-#include "models/release/selector.hpp"
 #include "models/json/json_reader.hpp"
+#include "models/queues/queues.hpp"
+#include "models/release/selector.hpp"
+#include "models/spec/release_spec.hpp"
 #include "models/spec/sla_spec.hpp"
 #include "models/users/users.hpp"
 #include "sim/random.hpp"

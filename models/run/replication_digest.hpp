@@ -11,8 +11,8 @@
 
 #include "models/results/result.hpp"
 #include "models/run/summary.hpp"
-#include "models/spec/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "models/spec/scenario.hpp"
 #include "sim/confidence.hpp"
 #include "sim/moments.hpp"
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/scores/score_policy.hpp"
-#include "models/spec/release_spec.hpp"
 #include "models/json/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
+#include "models/scores/score_policy.hpp"
+#include "models/spec/release_spec.hpp"
 #include "sim/distribution.hpp"
 
 namespace waitroom::models {

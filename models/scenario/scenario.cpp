@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "models/release/selection.hpp"
 #include "models/json/json_reader.hpp"
 #include "models/json/json_text.hpp"
+#include "models/release/selection.hpp"
 #include "models/scenario/names.hpp"
 #include "models/scenario/sections.hpp"
 #include "sim/text_file.hpp"

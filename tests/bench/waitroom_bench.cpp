@@ -35,8 +35,8 @@
 #include <fmt/format.h>
 
 #include "baselines.hpp"
-#include "models/run/replicate.hpp"
 #include "models/room/room.hpp"
+#include "models/run/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/zset/zset.hpp"
 #include "report.hpp"

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "models/scores/score_policy.hpp"
 #include "models/queues/queue_mirror.hpp"
+#include "models/scores/score_policy.hpp"
 #include "models/zset/zset.hpp"
 #include "sim/random.hpp"
 #include "sim/time.hpp"

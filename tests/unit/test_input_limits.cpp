@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/room/room.hpp"
 #include "models/json/json_text.hpp"
+#include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
