@@ -5,13 +5,13 @@
 // access on them, but on a virtual machine that hands free memory back to its host (free page
 // reporting) each huge page's first touch costs a 2 MiB clear and likely a host fault: a flash
 // crowd, which fills its tables in order, spent 0.62 s of kernel time on them against 0.14 s
-// without (docs/perf.md, session 13). So blocks are advised to use transparent huge pages only
-// where the caller asks (with THP `always` the kernel still uses them everywhere).
+// without (docs/perf.md, "Memory per waiting user"). So blocks are advised to use transparent huge
+// pages only where the caller asks (with THP `always` the kernel still uses them everywhere).
 //
 // A block that will be filled can instead have all its pages brought in by one madvise call
 // (MADV_POPULATE_WRITE) rather than by one page fault per page. Under a hypervisor each fault
 // is a trap out of the guest: bringing in the flash crowd's 50,000 pages in calls instead made
-// it 1.20x faster (docs/perf.md, session 17). A block the caller may leave mostly empty (the
+// it 1.20x faster (docs/perf.md). A block the caller may leave mostly empty (the
 // first of a table: a small run never fills it) is left to fault page by page.
 #include <sys/mman.h>
 #include <unistd.h>

@@ -197,7 +197,7 @@ class far_events {
   }
   // Back to one heap (a bucket reopened alone, or a spread that left everything in one
   // bucket): the next spread waits for twice what the heap holds, or a bucket of many would
-  // be spread and reopened for every earlier event (found in review).
+  // be spread and reopened for every earlier event.
   void note_one_heap() {
     if (in_ring_ == 0 && beyond_.empty()) spread_at_ = std::max(heap_only, 2 * open_.size());
   }
@@ -238,7 +238,7 @@ class far_events {
 
 // The pending events: the near ones in a heap, those a model schedules in large numbers far
 // ahead apart (far_events), so the heap holds the few near ones (the next arrival, the tick)
-// and each costs a few levels of a small heap (issue 13: one heap of everything was 30% of the
+// and each costs a few levels of a small heap (one heap of everything was 30% of the
 // temporary-VIP flash crowd's time). A pop takes the earlier of the two heads by (time,
 // phase, sequence), which are unique (below 2^56 events a run): the order is exactly one
 // heap's.

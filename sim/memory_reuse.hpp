@@ -5,7 +5,7 @@
 // replication's tables (tens of MB for the concert presale) then came back from the kernel
 // as fresh pages for every replication, each page faulted in and zeroed again: 8
 // replications of the concert presale on one thread spent 0.2 s of 1.26 in the kernel, and
-// 0.88 s in all with the blocks kept (docs/perf.md, session 16). The cost: a process holds on
+// 0.88 s in all with the blocks kept (docs/perf.md). The cost: a process holds on
 // to the most memory any of its runs needed until it exits, which the memory check already
 // counts (one running replication per thread).
 #include <malloc.h>

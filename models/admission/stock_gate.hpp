@@ -1,8 +1,8 @@
 #pragma once
-// Admission capped by stock (seed 003): the available queue length starts at the stock
-// count; an entering user takes a slot, a user finding none is refused at once ("sold
-// out"); an order failure or a cancellation gives the slot back and reopens the queue.
-// Everyone admitted can buy, so orders can never exceed stock.
+// Admission capped by stock (the flash-sale article): the available queue length starts at the
+// stock count; an entering user takes a slot, a user finding none is refused at once ("sold out");
+// an order failure or a cancellation gives the slot back and reopens the queue. Everyone admitted
+// can buy, so orders can never exceed stock.
 #include <cstdint>
 #include <optional>
 #include <stdexcept>

@@ -23,7 +23,7 @@
 namespace waitroom::models {
 
 constexpr std::size_t eta_estimator_count = 4;
-// In the order of the issue: people ahead / mean release rate; seed 000's weighted smoothing
+// In this order: people ahead / mean release rate; the Redis ZSet VIP article's weighted smoothing
 // of the last rounds' release rate; people ahead / recent leave rate; a linear fit of the
 // served position over the last samples.
 const std::vector<std::string>& eta_estimator_names();

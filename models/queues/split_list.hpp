@@ -4,14 +4,14 @@
 // Redis sorted set the list is: by score, then by token. Users of one class enter in score
 // order (entry time plus the class's offset), so each set takes its entries as appends at
 // its tail; one set for a long list placed each VIP among the ties of the millisecond it
-// cuts into, a search and a shift in the tree's middle (session 11's profile of the flash
-// crowd: 12% of the samples, docs/perf.md). A short list (a priority M/M/1 holds a few
+// cuts into, a search and a shift in the tree's middle (in a profile of the flash
+// crowd: 12% of the samples). A short list (a priority M/M/1 holds a few
 // users) and a list of one class stay one set: there a merge costs more than it saves.
 // Tokens are distinct (a bijection of the user's serial), so the merge has no ties.
 // Shorter still (up to short_capacity users), the list is a small sorted array and no tree:
 // an arrival scans back from the tail (one comparison for an append; a VIP passes the few
 // users ahead of it), a release takes the head. A tree's routing, finger and leaf shifts cost
-// a priority M/M/1 more than the rest of its queue (issue 13: a throwaway build holding its
+// a priority M/M/1 more than the rest of its queue (a throwaway build holding its
 // list as two FIFOs ran 1.5x as fast). Past that length the users move into the tree, and back once
 // it is empty.
 #include <algorithm>

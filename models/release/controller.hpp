@@ -1,7 +1,7 @@
 #pragma once
-// The tick's batch: fixed, or moved by the backend's response time (seed 000 §2.3, §4.2;
-// see docs/references.md). Tiered: per tick, the last round's RT picks a factor of the base
-// batch, approached by at most max_step a tick, cuts held for hold_rounds. Window: every
+// The tick's batch: fixed, or moved by the backend's response time (the Redis ZSet VIP article
+// §2.3, §4.2; see docs/references.md). Tiered: per tick, the last round's RT picks a factor of the
+// base batch, approached by at most max_step a tick, cuts held for hold_rounds. Window: every
 // every_s, the mean RT over the last window_s moves the rate up or down, within a floor and
 // a ceiling.
 #include <cstdint>

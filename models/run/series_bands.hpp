@@ -1,10 +1,10 @@
 #pragma once
-// Replications' time series with 95% bands (issue 11): replications keep summaries only (issue
-// 12), so each replication's queue samples are folded, before they are dropped, into sums per
-// sample index: of the number waiting (everyone and per class) and of the releases in the
-// interval, and of their squares. The sums are integers (a 128-bit sum of squares), so the
-// total is the same whatever the order replications finish in, the thread count, or how
-// shards split them: merged shards give the same bytes as one process.
+// Replications' time series with 95% bands: replications keep summaries only, so each replication's
+// queue samples are folded, before they are dropped, into sums per sample index: of the number
+// waiting (everyone and per class) and of the releases in the interval, and of their squares. The
+// sums are integers (a 128-bit sum of squares), so the total is the same whatever the order
+// replications finish in, the thread count, or how shards split them: merged shards give the same
+// bytes as one process.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

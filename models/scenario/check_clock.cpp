@@ -1,4 +1,4 @@
-// Products of durations against the clock (issue 12): each value is inside its range (at most
+// Products of durations against the clock: each value is inside its range (at most
 // 100 years), but without a horizon a run lasts until its users are released, and the release
 // rate times the users to release can pass the clock's end (int64 nanoseconds, about 292
 // years). Where that is certain at load it is refused here, naming the key; anything else that

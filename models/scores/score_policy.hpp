@@ -19,7 +19,8 @@ enum class ordering { fifo, offset, level };
 // min: Cloudflare's FIFO cookie holds the minute a user entered (docs/products.md).
 enum class time_unit { s, ms, us, min };
 
-inline constexpr double level_multiplier = 1e13;  // seed 000 §2.2: level x 10^13 + time
+inline constexpr double level_multiplier =
+    1e13;  // the Redis ZSet VIP article §2.2: level x 10^13 + time
 
 struct score_policy {
   ordering order = ordering::offset;

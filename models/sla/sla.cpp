@@ -132,7 +132,7 @@ double metric_value(const room_result& r, std::int32_t user_class, sla_metric m)
   switch (m) {
     case sla_metric::eta_mae_s: {
       const auto f = followed();
-      const auto& a = f.eta[1];  // smoothed_rounds: seed 000's estimator
+      const auto& a = f.eta[1];  // smoothed_rounds: the Redis ZSet VIP article's estimator
       return a.predictions ? a.abs_error_s.mean() : none;
     }
     case sla_metric::rank_moved_back_share: {

@@ -58,12 +58,13 @@ struct active_users_spec {
 
 // Which list the next released user comes from when a scenario has several lists.
 enum class selection_kind {
-  strict,         // the first non-empty list, like BRPOP high medium low (seed 004)
-  ratio,          // lists share each release by weight, e.g. 7 VIP : 3 normal (seed 000 layer 2)
-  probabilistic,  // start the scan at list i with probability p_i (seed 004)
-  lottery,        // draw waiting users at random, weighted by class (seed 000 layer 3)
-  scheduler,      // the list with the oldest head and the most users first (seed 003)
-  deadline,       // the list whose head is closest to its class's wait target (sla block)
+  strict,  // the first non-empty list, like BRPOP high medium low (the request-priority article)
+  ratio,   // lists share each release by weight, e.g. 7 VIP : 3 normal (the Redis ZSet VIP article
+           // layer 2)
+  probabilistic,  // start the scan at list i with probability p_i (the request-priority article)
+  lottery,  // draw waiting users at random, weighted by class (the Redis ZSet VIP article layer 3)
+  scheduler,  // the list with the oldest head and the most users first (the flash-sale article)
+  deadline,   // the list whose head is closest to its class's wait target (sla block)
 };
 
 struct weight_change {
@@ -86,8 +87,8 @@ struct selection_spec {
   std::vector<double> deadline_s;  // deadline: per class, its wait target (from the sla block)
 };
 
-// Release-rate controllers (seed 000 §2.3, §4.2): the tick batch follows the backend's
-// response time.
+// Release-rate controllers (the Redis ZSet VIP article §2.3, §4.2): the tick batch follows the
+// backend's response time.
 enum class controller_kind { fixed, tiered, window };
 
 struct controller_spec {

@@ -21,7 +21,7 @@ struct user_class {
   double level = 0.0;
   double offset_ms = 0.0;
   // Abandonment: how long a user of this class waits before giving up (none: forever), and
-  // the chance that one who gives up pays later from "orders to pay" (seed 003).
+  // the chance that one who gives up pays later from "orders to pay" (the flash-sale article).
   std::optional<sim::distribution> patience_s;
   double pay_later_probability = 0.0;
 };
@@ -47,13 +47,14 @@ struct list_spec {
   std::optional<double> max_wait_s;
 };
 
-// What users came to buy (seed 003: one queue per SKU). Each arrival draws one by share.
+// What users came to buy (the flash-sale article: one queue per SKU). Each arrival draws one by
+// share.
 struct sku_spec {
   std::string name;
   double share = 1.0;
 };
 
-// Stock-capped admission (seed 003). Absent: admission is not capped.
+// Stock-capped admission (the flash-sale article). Absent: admission is not capped.
 struct admission_spec {
   std::uint64_t stock = 0;
   double order_failure_probability = 0.0;  // a released user's order fails: the slot returns
@@ -61,8 +62,8 @@ struct admission_spec {
   sim::distribution cancel_delay_s = sim::distribution::constant(0.0);
 };
 
-// Temporary-VIP compensation (seed 000 §4.3): a user of an eligible class whose wait
-// exceeded threshold_s earns one credit, valid until the end of the simulated day (days start
+// Temporary-VIP compensation (the Redis ZSet VIP article §4.3): a user of an eligible class whose
+// wait exceeded threshold_s earns one credit, valid until the end of the simulated day (days start
 // at t = 0); the next visit that day enters with offset_ms. In place: the waiting user is
 // re-scored as soon as the threshold passes instead. At most one credit a person a day.
 struct compensation_spec {
@@ -102,17 +103,17 @@ struct backend_spec {
   bool processor_sharing = false;
   // Released users reach the backend after arrival_delay_s (after learning of their release
   // at a poll, when users poll); a no_show_probability share never come. A release not used
-  // within reclaim_s is taken back and its slot returns to the queue (seed 000 §4.1): the
-  // next tick releases one more.
+  // within reclaim_s is taken back and its slot returns to the queue (the Redis ZSet VIP article
+  // §4.1): the next tick releases one more.
   sim::distribution arrival_delay_s = sim::distribution::constant(0.0);
   double no_show_probability = 0.0;
   double reclaim_s = 60.0;
   double window_s = 10.0;  // response-time percentiles and utilisation per window
 };
 
-// The waiting page polls the status endpoint (seed 000 §3.2, §4.4): every interval_s, or
-// at the interval the server suggests by total queue length (the step with the largest
-// `above` not exceeding it, refreshed every suggest_every_s). A status answer is cached per
+// The waiting page polls the status endpoint (the Redis ZSet VIP article §3.2, §4.4): every
+// interval_s, or at the interval the server suggests by total queue length (the step with the
+// largest `above` not exceeding it, refreshed every suggest_every_s). A status answer is cached per
 // user for cache_s. Users in follow_share (by a hash of their serial; 1 = everyone) are
 // followed through every poll for the shown-rank and ETA metrics; Redis command counts always
 // cover every user.
@@ -131,7 +132,7 @@ struct polling_spec {
   double start_jitter_s = 0.0;
   double smooth_rank_s = 10.0;  // shown rank: the minimum over this window
   double follow_share = 0.01;
-  std::uint32_t eta_rounds = 5;        // seed 000's smoothing of the last rounds
+  std::uint32_t eta_rounds = 5;        // the Redis ZSet VIP article's smoothing of the last rounds
   double eta_recent_s = 10.0;          // the recent leave rate's window
   std::uint32_t eta_fit_samples = 50;  // the linear fit's points (one per round)
 };

@@ -18,8 +18,8 @@ enum class sla_metric {
   refused_share,         // refused / arrived
   waiting_at_end_share,  // still waiting at the end / arrived (starvation)
   abandoned_share,       // gave up / arrived
-  // With polling (followed users of the class): seed 000's smoothed-rounds ETA, mean absolute
-  // error; share of users whose shown (smoothed) rank moved backwards at least once.
+  // With polling (followed users of the class): the Redis ZSet VIP article's smoothed-rounds ETA,
+  // mean absolute error; share of users whose shown (smoothed) rank moved backwards at least once.
   eta_mae_s,
   rank_moved_back_share,
   // Whole-room figures (the same for every class): peak Redis commands in a second (with the

@@ -64,8 +64,8 @@ class tracer {
       write_line(user, user_class, action, list);
   }
   // A visit that never entered the queue (admitted at once, or refused): serials and tokens
-  // belong to queued users only, so the line carries neither (it used to carry the next
-  // queued user's, which --trace-users then matched).
+  // belong to queued users only, so the line carries neither (the next queued user's
+  // would match --trace-users wrongly).
   void unqueued_line(std::uint32_t user_class, const char* action) {
     if (sink_) [[unlikely]]
       write_unqueued_line(user_class, action);

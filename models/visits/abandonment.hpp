@@ -1,7 +1,7 @@
 #pragma once
 // Abandonment: a waiting user of a class with a patience gives up when it runs out, unless
 // released first (one k_abandon event per such user, dropped by the room if it has left);
-// of those who give up, a share pays later from "orders to pay" (seed 003, see
+// of those who give up, a share pays later from "orders to pay" (the flash-sale article, see
 // docs/references.md). Who pays later is a hash of the user's serial, not a draw, so it
 // takes nothing from any stream.
 #include <algorithm>

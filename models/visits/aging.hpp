@@ -1,7 +1,7 @@
 #pragma once
-// Aging (seed 004; see docs/references.md): a user who has waited max_wait_s in a list moves
-// up to the list before it, keeping its entry time and so its score (it slots in among that
-// list's users by when it came). Per list, users in the order they entered it: those who
+// Aging (the request-priority article; see docs/references.md): a user who has waited max_wait_s in
+// a list moves up to the list before it, keeping its entry time and so its score (it slots in among
+// that list's users by when it came). Per list, users in the order they entered it: those who
 // entered on arrival as bare serials (their entry time is in the user table), those who moved
 // in with the time they moved. Entries of users who left are dropped lazily, when due.
 #include <cstdint>

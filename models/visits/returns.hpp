@@ -1,10 +1,10 @@
 #pragma once
-// Returning users and temporary-VIP credits (seed 000 §4.3; see docs/references.md). After a
-// visit (released or gave up) the same person comes back with `returns.probability`; a wait
-// over the threshold earns a credit, once a day, used by the next visit that day (it enters
-// with the VIP offset). In place, a waiting user is re-scored when its wait passes the
-// threshold instead. Only returning visits and users who used a credit have an entry in the
-// day-of-last-credit map, so a first visit costs nothing.
+// Returning users and temporary-VIP credits (the Redis ZSet VIP article §4.3; see
+// docs/references.md). After a visit (released or gave up) the same person comes back with
+// `returns.probability`; a wait over the threshold earns a credit, once a day, used by the next
+// visit that day (it enters with the VIP offset). In place, a waiting user is re-scored when its
+// wait passes the threshold instead. Only returning visits and users who used a credit have an
+// entry in the day-of-last-credit map, so a first visit costs nothing.
 #include <cstdint>
 #include <deque>
 #include <optional>

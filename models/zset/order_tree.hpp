@@ -11,9 +11,9 @@
 // and ids can be reused by the store). All operations are O(log n).
 //
 // The tail's ties, unordered until needed: scores by arrival time in whole milliseconds tie
-// by the hundred at a flash crowd's rate, and each arrival used to be placed at a random
-// point of its millisecond's run (a search with unpredictable branches and a shift of half
-// the run: a quarter of the flash crowd's time at 10M users, docs/perf.md). With integer
+// by the hundred at a flash crowd's rate, and placing each arrival among its millisecond's
+// run at once costs a search with unpredictable branches and a shift of half the run (a
+// quarter of the flash crowd's time at 10M users). With integer
 // tie keys, entries whose score is above every score in the tree wait in `pending_` in
 // arrival order; they are sorted by tie key once and appended when a higher score comes, or
 // when an operation needs them in order (a release reaching them). The order is the same.

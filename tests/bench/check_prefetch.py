@@ -3,9 +3,9 @@
 models library): the lottery prefetches the fields of a user it will draw 8 draws on.
 
 gcc 12's ipa-modref pass ignores a prefetch's effect, finds a helper made only of prefetches
-free of side effects and deletes its calls where it was not inlined: users::prefetch once
-compiled to nothing, and the lottery paid a cache miss per drawn user (docs/perf.md, session
-15). Both helpers are always inlined now.
+free of side effects and deletes its calls where it was not inlined (users::prefetch then
+compiles to nothing, and the lottery pays a cache miss per drawn user). Both helpers are
+always inlined.
 
 Exit 0 when the function holds at least 2 (the entry time; the class and list bytes, side by
 side), 1 otherwise (printing its disassembly), 77 (skipped) where objdump is missing.

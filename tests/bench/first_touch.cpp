@@ -1,7 +1,7 @@
 // What a page's first touch costs on this machine, three ways, in alternating rounds: a fresh
 // mapping written one byte per 4 KiB page (a page fault each), the same after
 // madvise(MADV_POPULATE_WRITE) (what sim/block_alloc.hpp does for a block that will be
-// filled), and after madvise(MADV_HUGEPAGE). docs/perf.md, session 17:
+// filled), and after madvise(MADV_HUGEPAGE) (docs/perf.md):
 //   build/tests/bench/first_touch [MiB] [rounds]
 #include <fmt/format.h>
 #include <sys/mman.h>

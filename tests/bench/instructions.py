@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_JSON = os.path.join(HERE, "instructions.json")
 # NAME@SCALE runs NAME at that scale instead of the file's: the flash crowd at 10% too,
 # where a millisecond holds ~17 tied arrivals (2 at 1%), so the cost of ordering ties shows
-# (at 1% the tie-run changes of sessions 10-11 moved it 5%, at 10% 17%).
+# (at 1% the tie runs' changes moved it 5%, at 10% 17%).
 GATED = ["priority_mm1", "flash_crowd", "flash_crowd@0.1"]
 BASELINES = ["plain_mm1", "pbds_flash"]
 ALL = GATED + BASELINES + [

@@ -1,7 +1,6 @@
 // Each replication's own time when 8 replications of a scenario run on T threads (as
 // models::replicate runs them: each thread takes the next index), to tell the first
-// replication on each thread (memory fresh from the kernel) from the rest. docs/perf.md,
-// session 17:
+// replication on each thread (memory fresh from the kernel) from the rest (docs/perf.md):
 //   build/tests/bench/replication_times scenarios/concert_presale.json THREADS
 #include <fmt/format.h>
 

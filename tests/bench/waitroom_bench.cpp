@@ -61,7 +61,7 @@ std::vector<workload> workloads(double scale) {
     "release": {{"mode": "concurrency", "slots": 1, "session_s": {{"dist": "exponential", "mean": 1.0}}}},
     "run": {{"sample_interval_s": 100000}}}})",
                                 n / 0.8);
-  // The flash crowd under each selection policy (issue 3: none may fall below half of the
+  // The flash crowd under each selection policy (the target: none below half of the
   // offset policy's users/s). Two lists, VIP first, where a policy needs lists.
   auto flash = [&](const std::string& queue_extra, const std::string& selection,
                    const std::string& top_extra = "") {
@@ -81,7 +81,7 @@ std::vector<workload> workloads(double scale) {
   return {
       {"priority_mm1", mm1},
       {"flash_crowd", flash("", "")},
-      // Issue 4: the same crowd polling every 3 s through a 10 s status cache, 0.1% of users
+      // The same crowd polling every 3 s through a 10 s status cache, 0.1% of users
       // followed through every poll (about 100 polls each while the queue drains).
       {"flash_polling",
        flash("", "", R"(, "polling": {"interval_s": 3, "cache_s": 10, "follow_share": 0.001})")},
@@ -169,7 +169,7 @@ std::string cpu_model() {
 struct measurement {
   double wall_s = 0;
   // The run's CPU time in user mode: the kernel's first touch of fresh memory, which on this
-  // VM costs 0.06 s or 0.5 s of system time for the same run (docs/perf.md, session 9), is
+  // VM costs 0.06 s or 0.5 s of system time for the same run (docs/perf.md), is
   // in the wall clock but not here.
   double user_s = 0;
   std::uint64_t customers = 0;
@@ -532,7 +532,7 @@ int main(int argc, char** argv) {
           *ideal, *t2_median, *ideal / *t2_median, cpu_s[0] / *t2_median, cpu_s[0] / *ideal);
   }
 
-  fmt::print("\ntargets (issue 13, ratios in this run; wall clock, and user CPU time):\n");
+  fmt::print("\ntargets (ratios in this run; wall clock, and user CPU time):\n");
   if (runs.count("priority_mm1")) {
     print_targets_line("(a) priority_mm1 / plain_mm1", ratio_to("priority_mm1", "plain_mm1"), 0.8,
                        true);

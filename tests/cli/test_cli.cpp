@@ -720,7 +720,7 @@ TEST(Cli, ShardedGridPlanMergesToTheUnshardedPlan) {
   EXPECT_EQ(run("merge " + files[0] + " " + files[1] + " " + sweep[2]).code, 2);
 }
 
-// Issue 11: help per command, progress only on a terminal, check/plan/sweep outputs for
+// Help per command, progress only on a terminal, check/plan/sweep outputs for
 // people and programs, HTML reports from saved results.
 TEST(Cli, EachCommandsHelpListsEveryOptionItAccepts) {
   auto plan = run("plan --help");

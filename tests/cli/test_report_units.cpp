@@ -99,8 +99,8 @@ TEST(ReportUnits, TheIntervalRuleIsOneForEveryCommand) {
   EXPECT_EQ(waitroom::reports::time_unit_for(36000).name, "h");
 }
 
-// The clinic's waits run from 0.1 s (p50) to 52 s (max): they used to print as "(ms)" beside
-// "(s)"; now every wait column says "(s)".
+// The clinic's waits run from 0.1 s (p50) to 52 s (max): every wait column says "(s)", never
+// "(ms)" beside "(s)".
 TEST(ReportUnits, ARunTableShowsEveryWaitInOneUnitNamedInItsHeader) {
   auto r = run("run " + scenario_path("clinic.json"));
   ASSERT_EQ(r.code, 0) << r.err;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Determinism at scale (issue 12): for three shipped scenarios and 100 seeds, `run
+"""Determinism at scale: for three shipped scenarios and 100 seeds, `run
 --replications R --format json` is byte-identical with 1, 2 and 7 threads.
 
 usage: test_determinism.py --binary build/cli/waitroom --source-dir . [--seeds N]"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 12, items 4 and 6, through the program: runs that cannot drain stop with exit 2 and
+"""Limits through the program: runs that cannot drain stop with exit 2 and
 say why; memory is estimated up front and refused with the figure (exit 2) before anything
 is allocated; replications keep only their summaries; a long run shows a progress line on a
 terminal and only there.

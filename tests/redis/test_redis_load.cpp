@@ -129,8 +129,8 @@ TEST(RedisLoad, ReleasesCarryIdsAndTheLogKeepsAWindow) {
   EXPECT_EQ(c.call({"HEXISTS", log, std::to_string(releases - 20)}).integer, 0);
 }
 
-// --duration bounds the wall clock even when the clients fall behind schedule (it used to
-// stop only when the commands' due times reached it: 8.5 s of wall for --duration 5 at 20x),
+// --duration bounds the wall clock even when the clients fall behind schedule (stopping
+// only when the commands' due times reach it took 8.5 s of wall for --duration 5 at 20x),
 // and --speed asap, having no schedule, is never reported behind it.
 TEST(RedisLoad, DurationBoundsTheWallClockAndAsapIsNeverBehind) {
   redis_server s;

@@ -1,5 +1,5 @@
 // A thread the system refuses in the Redis releasers and `load` clients is bad input naming
-// what asked for the threads (exit 2 in the program), not std::terminate (issue 12).
+// what asked for the threads (exit 2 in the program), not std::terminate.
 #include <pthread.h>
 #include <sys/wait.h>
 

@@ -105,7 +105,7 @@ TEST(RedisLoadVerdicts, TheReleasesLineIsAlwaysThereAndACounterChangedMidRunIsEx
 }
 
 // A read-only replica answers every write with READONLY: the load stops at the first one,
-// within seconds of a 400 s schedule (it used to play the whole schedule), exit 6, the failed
+// within seconds of a 400 s schedule (not after playing the whole schedule), exit 6, the failed
 // command named, no result file. The replica's master is a port nobody serves: it stays a
 // read-only replica that serves reads.
 TEST(RedisLoadVerdicts, AReadOnlyReplicaStopsTheLoadAtItsFirstFailedCommand) {
@@ -124,8 +124,8 @@ TEST(RedisLoadVerdicts, AReadOnlyReplicaStopsTheLoadAtItsFirstFailedCommand) {
 }
 
 // `check A B --redis`: B's memory is measured from a baseline taken once A's keys are freed
-// (UNLINK frees them in the background; B's first sample used to still hold them, so B's peak
-// was its start and its memory read 0.0 MB).
+// (UNLINK frees them in the background; a first sample of B that still held them would make
+// B's peak its start and its memory read 0.0 MB).
 TEST(RedisCheckMemory, EachScenarioIsMeasuredFromItsOwnBaseline) {
   redis_server s;
   const auto out = s.dir() + "/check.json";

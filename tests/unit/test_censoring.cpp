@@ -1,5 +1,5 @@
 // Bounds that count users still waiting at the end, and SLA verdicts on censored or missing
-// data (issue 12): never a pass that the censored users could overturn, never a 0 for nobody.
+// data: never a pass that the censored users could overturn, never a 0 for nobody.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -130,8 +130,8 @@ TEST(Entrance, TheSameSeedBringsTheSameVisitors) {
   EXPECT_NE(first(4, 1), first(5, 1));
 }
 
-// Per-SKU lists behind a VIP list (seed 003): a VIP always joins the VIP list; a normal user
-// joins its SKU's list, drawn by the SKUs' shares.
+// Per-SKU lists behind a VIP list (the flash-sale article): a VIP always joins the VIP list; a
+// normal user joins its SKU's list, drawn by the SKUs' shares.
 TEST(Entrance, VisitorsAreRoutedByClassAndSku) {
   const auto s = scenario_from(R"({"name": "skus",
     "classes": [{"name": "vip", "share": 0.1}, {"name": "normal", "share": 0.9}],

@@ -154,7 +154,7 @@ TEST(EventQueue, ManyFarEventsAtOneInstant) {
 }
 
 // A bucket of many, alone in the calendar, is opened back into one heap; an earlier far event
-// then must not spread it into the calendar again each time (found in review: with 100,000
+// then must not spread it into the calendar again each time (with 100,000
 // in the bucket each later event cost about 2,800 times what it costs in one heap).
 TEST(EventQueue, ABigBucketIsNotRespreadForEveryEarlierEvent) {
   event_queue q;

@@ -1,5 +1,5 @@
 // The clock's range, products of durations past it refused at load, and the strict JSON
-// reader (issue 12 items 3, 5, 7).
+// reader.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -143,7 +143,7 @@ TEST(StrictText, AnOverrideCannotGrowANewArrayPastItsFirstElement) {
   EXPECT_EQ(j["run"]["y"], nlohmann::json::array({2}));
 }
 
-// --- durations whose products pass the clock, refused at load (issue 12 item 3) -----------
+// --- durations whose products pass the clock, refused at load ------------------------------
 
 namespace {
 

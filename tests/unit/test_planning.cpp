@@ -114,7 +114,7 @@ TEST(PlanningGrid, PointsRunFirstAxisOutermostAndRangesReadExactly) {
 }
 
 TEST(PlanningFirstGuess, TheClosedFormJudgesMeanWaitTargetsOnly) {
-  // M/M/4 at 3.5/s, mean session 1 s: Erlang C gives a mean wait of 1.4757 s.
+  // M/M/4 at 3.5/s, mean service 1 s: Erlang C gives a mean wait of 1.4757 s.
   auto j = models::read_json_file(testing_support::source_path("scenarios/mmc_validation.json"));
   auto load = [&] { return models::parse_scenario(j, "mmc", "."); };
   EXPECT_EQ(closed_form_holds(load()), true);  // max 1.6

@@ -1,4 +1,4 @@
-// Replications' queue series: sums per sample index, exact and order-free (issue 11).
+// Replications' queue series: sums per sample index, exact and order-free.
 #include <gtest/gtest.h>
 
 #include "models/run/replicate.hpp"

@@ -1,4 +1,4 @@
-// One warm-up rule for every statistic, against queueing theory (issue 12): an Erlang-A queue
+// One warm-up rule for every statistic, against queueing theory: an Erlang-A queue
 // (M/M/2+M) that starts with a backlog far from steady state, cut off by warmup_s. Before the
 // rule, abandonments and abandoners' waits counted the backlog (P(abandon) more than twice
 // the theory) and Little's law took the whole run. Tolerances: the 99.9% t interval over

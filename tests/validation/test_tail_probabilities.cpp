@@ -1,4 +1,4 @@
-// Per-replication P(wait > 0) and P(wait > t) (issue 14) against queueing theory: in M/M/c
+// Per-replication P(wait > 0) and P(wait > t) against queueing theory: in M/M/c
 // FIFO an arrival waits with the Erlang C probability C, and P(W > t) = C exp(-(c mu - lambda)
 // t) (for c = 1: rho exp(-(mu - lambda) t)). Each replication measures its share; the
 // tolerance is the 99.9% Student-t interval over the replications (30 runs of 10^5 s or

@@ -119,8 +119,8 @@ TEST(UsersSide, EtaIsExactUpToATickWhereNobodyCutsIn) {
 
 TEST(UsersSide, VipsCuttingInMakeNormalEstimatesShortAndMoveRanksBack) {
   // The articles: "people ahead / rate" misleads normal users because VIPs keep cutting in,
-  // and their raw rank moves backwards; the minimum over the last 10 s does not (seed 000
-  // §3.2, §4.4). VIPs (45/s, 10 s offset) cut ahead of normal users (15/s) in their first
+  // and their raw rank moves backwards; the minimum over the last 10 s does not (the Redis ZSet VIP
+  // article §3.2, §4.4). VIPs (45/s, 10 s offset) cut ahead of normal users (15/s) in their first
   // 10 s; 50/s are released, so the queue never empties while arrivals last. Nobody cuts
   // ahead of a VIP: their estimates are right up to a tick.
   auto s = scenario_from(R"({"name": "cut-in", "seed": 5,

@@ -1,5 +1,5 @@
-// Lottery (seed 000 layer 3, see docs/references.md): no positions; each release draws a
-// waiting user, a class with probability weight x size (x its users' waits with
+// Lottery (the Redis ZSet VIP article layer 3, see docs/references.md): no positions; each release
+// draws a waiting user, a class with probability weight x size (x its users' waits with
 // wait_scale_s), then a member. The draw itself is the queues' (models/queues): lottery sets.
 #include "models/release/selection.hpp"
 #include "models/spec/scenario.hpp"
@@ -30,7 +30,7 @@ const selection_policy& lottery_policy() {
   static const selection_policy p{
       .kind = selection_kind::lottery,
       .name = "lottery",
-      .doc = "draw waiting users at random, weighted by class (seed 000 layer 3)",
+      .doc = "draw waiting users at random, weighted by class (the Redis ZSet VIP article layer 3)",
       .keys = {"class_weights", "wait_scale_s"},
       .read = read,
       .write = write,

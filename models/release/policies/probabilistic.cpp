@@ -1,5 +1,5 @@
-// Probabilistic list choice (seed 004, see docs/references.md): the scan for a non-empty list
-// starts at list i with probability p_i, e.g. 90% high first, 10% medium first.
+// Probabilistic list choice (the request-priority article, see docs/references.md): the scan for a
+// non-empty list starts at list i with probability p_i, e.g. 90% high first, 10% medium first.
 #include "models/release/selection.hpp"
 
 namespace waitroom::models {
@@ -8,7 +8,7 @@ const selection_policy& probabilistic_policy() {
   static const selection_policy p{
       .kind = selection_kind::probabilistic,
       .name = "probabilistic",
-      .doc = "start the scan at list i with probability p_i (seed 004)",
+      .doc = "start the scan at list i with probability p_i (the request-priority article)",
       .keys = {"start_probabilities"},
       .read =
           [](const object_reader& r, const selection_read_context& c, selection_spec& sel) {

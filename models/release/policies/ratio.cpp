@@ -1,6 +1,6 @@
-// Ratio (seed 000 layer 2, see docs/references.md): lists share each release by weight, e.g.
-// 7 VIP : 3 normal, by smooth weighted round-robin; optionally work-conserving, and with a
-// schedule of weight changes during the run.
+// Ratio (the Redis ZSet VIP article layer 2, see docs/references.md): lists share each release by
+// weight, e.g. 7 VIP : 3 normal, by smooth weighted round-robin; optionally work-conserving, and
+// with a schedule of weight changes during the run.
 #include <fmt/format.h>
 
 #include "models/release/selection.hpp"
@@ -44,7 +44,9 @@ const selection_policy& ratio_policy() {
   static const selection_policy p{
       .kind = selection_kind::ratio,
       .name = "ratio",
-      .doc = "lists share each release by weight, e.g. 7 VIP : 3 normal (seed 000 layer 2)",
+      .doc =
+          "lists share each release by weight, e.g. 7 VIP : 3 normal (the Redis ZSet VIP article "
+          "layer 2)",
       .keys = {"weights", "work_conserving", "schedule"},
       .read = read,
       .write = write,

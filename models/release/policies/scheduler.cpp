@@ -1,5 +1,5 @@
-// The scheduler of per-SKU queues (seed 003, see docs/references.md): the list with the
-// largest age_weight x its head's wait + length_weight x its length; ties to the earlier list.
+// The scheduler of per-SKU queues (the flash-sale article, see docs/references.md): the list with
+// the largest age_weight x its head's wait + length_weight x its length; ties to the earlier list.
 #include "models/release/selection.hpp"
 
 namespace waitroom::models {
@@ -28,7 +28,7 @@ const selection_policy& scheduler_policy() {
   static const selection_policy p{
       .kind = selection_kind::scheduler,
       .name = "scheduler",
-      .doc = "the list with the oldest head and the most users first (seed 003)",
+      .doc = "the list with the oldest head and the most users first (the flash-sale article)",
       .keys = {"age_weight", "length_weight"},
       .read =
           [](const object_reader& r, const selection_read_context&, selection_spec& sel) {

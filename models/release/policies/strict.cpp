@@ -1,5 +1,5 @@
-// Strict priority (seed 004, see docs/references.md): always the first non-empty list, like
-// BRPOP high medium low. Lower lists starve under sustained load.
+// Strict priority (the request-priority article, see docs/references.md): always the first
+// non-empty list, like BRPOP high medium low. Lower lists starve under sustained load.
 #include "models/release/selection.hpp"
 
 namespace waitroom::models {
@@ -8,7 +8,9 @@ const selection_policy& strict_policy() {
   static const selection_policy p{
       .kind = selection_kind::strict,
       .name = "strict",
-      .doc = "always the first non-empty list, like BRPOP high medium low (seed 004)",
+      .doc =
+          "always the first non-empty list, like BRPOP high medium low (the request-priority "
+          "article)",
       .keys = {},
       .in_list_order = true,
       .read = [](const object_reader&, const selection_read_context&, selection_spec&) {},

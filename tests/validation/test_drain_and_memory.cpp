@@ -1,4 +1,4 @@
-// Runs that cannot drain (issue 12, item 4) and what replications keep (item 6).
+// Runs that cannot drain and what replications keep.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The program as a user runs it, for issue 12's last small defects: no 0 or nan where there
+// Outputs as a user reads them: no 0 or nan where there
 // is no data, the check table's verdict column, output files' folder and permissions, the
 // effective scenario of a lottery reading back, and a thread the system cannot start.
 #include <gtest/gtest.h>
@@ -91,7 +91,7 @@ mode_t mode_of(const fs::path& p) {
 }  // namespace
 
 // Nobody gave up: abandon_wait_s is null (no data), never {0, 0}; someone did: numbers.
-TEST(CliDefects, AbandonWaitIsNullWhenNobodyGaveUp) {
+TEST(Outputs, AbandonWaitIsNullWhenNobodyGaveUp) {
   const auto dir = temp_dir("abandon");
   auto r = run("run " + write_file(dir / "small.json", small).string() + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -135,7 +135,7 @@ TEST(CliDefects, AbandonWaitIsNullWhenNobodyGaveUp) {
 }
 
 // UNDECIDED is wider than the 4-character column: every target starts in the same column.
-TEST(CliDefects, CheckTableVerdictColumnFitsUndecided) {
+TEST(Outputs, CheckTableVerdictColumnFitsUndecided) {
   auto t =
       run("check " + scenario("clinic.json") + " --set /release/batch=1 --set /run/horizon_s=100");
   ASSERT_EQ(t.code, 1) << t.out << t.err;
@@ -161,7 +161,7 @@ TEST(CliDefects, CheckTableVerdictColumnFitsUndecided) {
 
 // A class with no data: "-" in the plan and sweep tables, an empty CSV cell, never nan; a
 // point no target of which fails but one is undecided is "undecided", not "fails".
-TEST(CliDefects, PlanAndSweepTablesShowNoDataNotNan) {
+TEST(Outputs, PlanAndSweepTablesShowNoDataNotNan) {
   const auto dir = temp_dir("nan");
   const auto s = write_file(dir / "starve.json", starve).string();
   auto p = run("plan " + s + " --knob /release/batch --range 1:2:1");
@@ -182,7 +182,7 @@ TEST(CliDefects, PlanAndSweepTablesShowNoDataNotNan) {
 
 // The temporary file beside an output needs a writable folder, even where `>` to the existing
 // file would work: exit 4 with why, the old file untouched.
-TEST(CliDefects, AnUnwritableFolderFailsWithExitFourAndSaysWhy) {
+TEST(Outputs, AnUnwritableFolderFailsWithExitFourAndSaysWhy) {
   const auto dir = temp_dir("readonly");
   const auto s = write_file(dir / "small.json", small);
   const auto locked = dir / "locked";
@@ -207,7 +207,7 @@ TEST(CliDefects, AnUnwritableFolderFailsWithExitFourAndSaysWhy) {
 }
 
 // A replaced output keeps its permission bits, as `>` would; a new one gets the umask's.
-TEST(CliDefects, OutputsKeepPermissionsOrTakeTheUmask) {
+TEST(Outputs, OutputsKeepPermissionsOrTakeTheUmask) {
   const auto dir = temp_dir("modes");
   const auto s = write_file(dir / "small.json", small).string();
   const auto kept = write_file(dir / "kept.json", "old");
@@ -228,9 +228,9 @@ TEST(CliDefects, OutputsKeepPermissionsOrTakeTheUmask) {
   EXPECT_EQ(mode_of(dir / "new002.json"), 0664u);
 }
 
-// The effective scenario of a lottery used to echo /queue/lists, which the reader refuses
+// The effective scenario of a lottery must not echo /queue/lists, which the reader refuses
 // beside a lottery: validate's output must validate, and run to the same result.
-TEST(CliDefects, ALotterysEffectiveScenarioReadsBackToTheSameResult) {
+TEST(Outputs, ALotterysEffectiveScenarioReadsBackToTheSameResult) {
   const auto dir = temp_dir("echo");
   for (const std::string name : {"flash_lottery.json", "sneaker_cloudflare_random.json"}) {
     SCOPED_TRACE(name);
@@ -253,7 +253,7 @@ TEST(CliDefects, ALotterysEffectiveScenarioReadsBackToTheSameResult) {
 
 // A thread the system refuses (here: a 1 TB stack limit makes every new thread's stack fail to
 // map) is bad input naming --threads, exit 2, not a terminate or a silent change.
-TEST(CliDefects, AThreadTheSystemRefusesExitsTwoNamingThreads) {
+TEST(Outputs, AThreadTheSystemRefusesExitsTwoNamingThreads) {
   // ThreadSanitizer cannot start a program under that limit ("FATAL: ThreadSanitizer:
   // unexpected memory mapping", exit 66): the limit moves the kernel's mmap layout where its
   // shadow memory must be. A limitation of the tool, not of this path.

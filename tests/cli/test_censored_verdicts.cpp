@@ -1,5 +1,5 @@
-// The program as a user runs it, for issue 12's verdict items: censored waits never pass a
-// target, every statistic honours the warm-up, the trace of concurrency runs, --unset.
+// Verdicts on censored data, as a user runs the program: censored waits never pass a
+// target, every statistic honours the warm-up; also the trace of direct visits and --unset.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -55,9 +55,9 @@ std::vector<nlohmann::json> lines_of(const fs::path& p) {
 
 }  // namespace
 
-// Issue 12 item 8: a direct (or refused) visit never queued, so it has no serial or token;
-// its line used to carry the next queued user's, and --trace-users 0 returned them.
-TEST(CliVerdicts, DirectVisitsCarryNoOtherUsersSerialOrToken) {
+// A direct (or refused) visit never queued, so it has no serial or token: its line must not
+// carry the next queued user's, or --trace-users 0 would return them.
+TEST(CensoredVerdicts, DirectVisitsCarryNoOtherUsersSerialOrToken) {
   const auto s = write_file("conc.json", concurrency_scenario);
   const auto all = temp_dir() / "all.jsonl", one = temp_dir() / "one.jsonl";
   ASSERT_EQ(run("run " + s.string() + " --trace " + all.string()).code, 0);
@@ -91,9 +91,9 @@ TEST(CliVerdicts, DirectVisitsCarryNoOtherUsersSerialOrToken) {
   }
 }
 
-// Issue 12 item 9: --unset removes a key (in order with --set), --set P=null is refused
+// --unset removes a key (in order with --set), --set P=null is refused
 // naming --unset, and warmup_s: 0 means no warm-up.
-TEST(CliVerdicts, UnsetRemovesAKeyAndNullIsRefused) {
+TEST(CensoredVerdicts, UnsetRemovesAKeyAndNullIsRefused) {
   const std::string s = scenario("clinic.json");
   auto v = run("validate " + s + " --set /run/horizon_s=100 --unset /run/horizon_s");
   ASSERT_EQ(v.code, 0) << v.err;
@@ -126,9 +126,9 @@ TEST(CliVerdicts, UnsetRemovesAKeyAndNullIsRefused) {
   EXPECT_FALSE(a["scenario"]["run"].contains("warmup_s"));
 }
 
-// Issue 12 item 1, the reproduction: with one user a tick and a 100 s horizon, 3,002 of 3,133
-// normal users are still waiting, and check used to print "ok normal mean_wait_s <= 120".
-TEST(CliVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
+// With one user a tick and a 100 s horizon, 3,002 of 3,133 normal users are still waiting:
+// check must not print "ok normal mean_wait_s <= 120" from the 131 released.
+TEST(CensoredVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
   const std::string args =
       "check " + scenario("clinic.json") + " --set /release/batch=1 --set /run/horizon_s=100";
   auto t = run(args);
@@ -161,7 +161,7 @@ TEST(CliVerdicts, CheckNeverPassesATargetOnCensoredWaits) {
 
 // A class nobody of which is released (strict priority, VIPs saturate the tick) has no wait:
 // check says "no data" and exits 1, run shows "-" and warns, never "0 [0, 0]".
-TEST(CliVerdicts, AClassWithNoReleasedUserIsNeverMeasuredAsZero) {
+TEST(CensoredVerdicts, AClassWithNoReleasedUserIsNeverMeasuredAsZero) {
   const auto s = write_file("starve.json", R"({"name": "starve", "seed": 5,
     "classes": [{"name": "vip", "share": 0.5, "level": 0}, {"name": "normal", "share": 0.5, "level": 1}],
     "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 20}]},

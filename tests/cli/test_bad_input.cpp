@@ -1,4 +1,4 @@
-// Input that must not hurt (issue 12, items 2, 3, 5, 7): failed writes exit 4 and leave
+// Input that must not hurt: failed writes exit 4 and leave
 // nothing behind, durations past the clock, crashes on deep or damaged input, and every
 // bad input or flag exits 2 naming it instead of an internal error or a silent change.
 #include <gtest/gtest.h>
@@ -76,7 +76,7 @@ std::string tiny(const std::string& extra = {}) {
 
 // --- item 2: failed writes --------------------------------------------------------------
 
-TEST(Inputs, AnOutputThatCannotBeWrittenExitsFourAndSaysWhy) {
+TEST(BadInput, AnOutputThatCannotBeWrittenExitsFourAndSaysWhy) {
   fs::path dir = temp_dir("writes");
   const std::string clinic = scenario("clinic.json") + " --set /run/horizon_s=200";
   for (const std::string& flags :
@@ -106,7 +106,7 @@ TEST(Inputs, AnOutputThatCannotBeWrittenExitsFourAndSaysWhy) {
   }
 }
 
-TEST(Inputs, DevicesFifosAndSymlinksAreWrittenThroughNotReplaced) {
+TEST(BadInput, DevicesFifosAndSymlinksAreWrittenThroughNotReplaced) {
   fs::path dir = temp_dir("special");
   const std::string clinic = scenario("clinic.json") + " --set /run/horizon_s=200";
   // A symbolic link: its target gets the result, the link stays a link.
@@ -134,7 +134,7 @@ TEST(Inputs, DevicesFifosAndSymlinksAreWrittenThroughNotReplaced) {
   EXPECT_TRUE(temp_files(dir).empty());
 }
 
-TEST(Inputs, InterruptingATracedRunLeavesNoTemporaryFile) {
+TEST(BadInput, InterruptingATracedRunLeavesNoTemporaryFile) {
   fs::path dir = temp_dir("sigint");
   const std::string trace = (dir / "trace.jsonl").string();
   // Long enough to be interrupted mid-run: a big flash crowd, traced.
@@ -176,7 +176,7 @@ TEST(Inputs, InterruptingATracedRunLeavesNoTemporaryFile) {
 
 // --- item 3: the clock's range ------------------------------------------------------------
 
-TEST(Inputs, DurationsPastTheClockAreBadInputNotNegativeTimes) {
+TEST(BadInput, DurationsPastTheClockAreBadInputNotNegativeTimes) {
   // 100-year ticks: the third is past the int64 nanosecond clock.
   // (Samples every 10^6 s: at the default 1 s a run of centuries records 10^7 samples first,
   // seconds of work unrelated to the clock.)
@@ -208,7 +208,7 @@ TEST(Inputs, DurationsPastTheClockAreBadInputNotNegativeTimes) {
   EXPECT_TRUE(has(segs.err, "/arrivals/segments")) << segs.err;
 }
 
-TEST(Inputs, AControllerLookingEveryZeroNanosecondsIsBadInputNotALivelock) {
+TEST(BadInput, AControllerLookingEveryZeroNanosecondsIsBadInputNotALivelock) {
   // 1e-12 s is above 0 but 0 ns on the clock: the window controller's look rescheduled itself
   // at t = 0 until the livelock guard stopped it with an internal error (exit 3, ~30 s).
   auto r = run("run " + scenario("clinic_degrading_backend.json") +
@@ -224,7 +224,7 @@ TEST(Inputs, AControllerLookingEveryZeroNanosecondsIsBadInputNotALivelock) {
 
 // --- item 5: crashes ----------------------------------------------------------------------
 
-TEST(Inputs, DeeplyNestedJsonIsRefusedNotAStackOverflow) {
+TEST(BadInput, DeeplyNestedJsonIsRefusedNotAStackOverflow) {
   fs::path dir = temp_dir("deep");
   const std::string deep = std::string(70000, '[') + std::string(70000, ']');
   auto file = run("run " + write(dir / "deep.json", deep));
@@ -239,7 +239,7 @@ TEST(Inputs, DeeplyNestedJsonIsRefusedNotAStackOverflow) {
   EXPECT_EQ(report.code, 2);
 }
 
-TEST(Inputs, DamagedShardsAreRefusedNamingTheFile) {
+TEST(BadInput, DamagedShardsAreRefusedNamingTheFile) {
   fs::path dir = temp_dir("damaged");
   const std::string args = "sweep " + scenario("clinic.json") +
                            " --set /run/horizon_s=100 --vary /release/batch=4:5:1 "
@@ -276,7 +276,7 @@ TEST(Inputs, DamagedShardsAreRefusedNamingTheFile) {
 // /args lack a key, or a plan's without /scenario_sha256, were read through json's const
 // operator[], which is undefined for a missing key (garbage, a crash, or a wrong message).
 // Every shard edited alike, so they still agree with each other and reach the merge.
-TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
+TEST(BadInput, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
   fs::path dir = temp_dir("missing");
   const std::string sweep = "sweep " + scenario("clinic.json") +
                             " --set /run/horizon_s=100 --vary /release/batch=4:5:1 "
@@ -327,7 +327,7 @@ TEST(Inputs, ShardsMissingAnArgumentOrHashAreRefusedNamingIt) {
 // fuzz_shard found it (UBSan: 1.5e+20 is outside the range of unsigned long): a count in a
 // shard was read with json's get<unsigned>, which casts a float (undefined past the range)
 // and wraps a negative. Every whole number a shard holds must be one, in range.
-TEST(Inputs, ShardCountsThatAreNotWholeNumbersAreRefused) {
+TEST(BadInput, ShardCountsThatAreNotWholeNumbersAreRefused) {
   fs::path dir = temp_dir("counts");
   const std::string args = "run " + scenario("clinic_ratio.json") +
                            " --set /arrivals/segments/0/duration_s=60 --replications 2";
@@ -361,7 +361,7 @@ TEST(Inputs, ShardCountsThatAreNotWholeNumbersAreRefused) {
 // Every value a run or check shard holds, missing or of the wrong type, is named by the
 // file and its JSON pointer (they were named by the file and nlohmann's "key 'arrived' not
 // found" or "type must be number, but is string").
-TEST(Inputs, DamagedRunAndCheckShardsAreNamedByTheirJsonPointer) {
+TEST(BadInput, DamagedRunAndCheckShardsAreNamedByTheirJsonPointer) {
   fs::path dir = temp_dir("pointer");
   auto shards = [&](const std::string& args, const std::string& stem) {
     std::vector<std::string> files;
@@ -420,7 +420,7 @@ TEST(Inputs, DamagedRunAndCheckShardsAreNamedByTheirJsonPointer) {
           [](json& j) { j["units"][0].erase("table"); });
 }
 
-TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
+TEST(BadInput, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
   fs::path dir = temp_dir("carry");
   const fs::path sc = dir / "clinic.json";
   fs::copy_file(scenario("clinic_ratio.json"), sc);
@@ -455,7 +455,7 @@ TEST(Inputs, ShardsCarryTheirScenarioSoMergeNeedsNoFile) {
 
 // --- item 7: exit codes and flags ---------------------------------------------------------
 
-TEST(Inputs, UnreadableScenarioTextIsBadInputAndSaysWhatItIs) {
+TEST(BadInput, UnreadableScenarioTextIsBadInputAndSaysWhatItIs) {
   fs::path dir = temp_dir("text");
   const std::string clinic = slurp(scenario("clinic.json"));
   auto bom = run("validate " + write(dir / "bom.json", "\xEF\xBB\xBF" + clinic));
@@ -491,7 +491,7 @@ TEST(Inputs, UnreadableScenarioTextIsBadInputAndSaysWhatItIs) {
 
 // Results echo arguments (file paths, --vary, --knob) into JSON, which is UTF-8: any other
 // bytes are refused up front, naming the flag they belong to, not a --set they never were.
-TEST(Inputs, ArgumentsThatAreNotUtf8AreRefusedNamingTheirFlag) {
+TEST(BadInput, ArgumentsThatAreNotUtf8AreRefusedNamingTheirFlag) {
   fs::path dir = temp_dir("utf8");
   const std::string clinic = scenario("clinic.json");
   const std::string out = (dir / "r\xFF.json").string();
@@ -514,7 +514,7 @@ TEST(Inputs, ArgumentsThatAreNotUtf8AreRefusedNamingTheirFlag) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-TEST(Inputs, FlagsAreNeverSilentlyIgnoredOrChanged) {
+TEST(BadInput, FlagsAreNeverSilentlyIgnoredOrChanged) {
   const std::string clinic = scenario("clinic.json");
   const std::string short_run = clinic + " --set /run/horizon_s=100";
   for (const std::string& args :
@@ -546,7 +546,7 @@ TEST(Inputs, FlagsAreNeverSilentlyIgnoredOrChanged) {
   EXPECT_TRUE(has(plan.out, "3 replications a point")) << plan.out;
 }
 
-TEST(Inputs, NamesAreUniqueAndNotReserved) {
+TEST(BadInput, NamesAreUniqueAndNotReserved) {
   fs::path dir = temp_dir("names");
   auto all = run("validate " + scenario("clinic.json") + " --set /classes/1/name=all");
   EXPECT_EQ(all.code, 2);
@@ -558,7 +558,7 @@ TEST(Inputs, NamesAreUniqueAndNotReserved) {
   EXPECT_EQ(run("validate " + scenario("mmc_validation.json")).code, 0);
 }
 
-TEST(Inputs, MessagesNameTheRightPointerAndValue) {
+TEST(BadInput, MessagesNameTheRightPointerAndValue) {
   auto backlog =
       run("validate " + scenario("clinic.json") + " --set /arrivals/backlog_users=2147483648");
   EXPECT_EQ(backlog.code, 2);
@@ -569,7 +569,7 @@ TEST(Inputs, MessagesNameTheRightPointerAndValue) {
   EXPECT_TRUE(has(index.err, "/classes/5")) << index.err;
   EXPECT_TRUE(has(index.err, "an index from 0 to 2")) << index.err;
   EXPECT_FALSE(has(index.err, "/classes/2")) << index.err;
-  // The huge index of issue 12 item 6 is refused before anything is allocated.
+  // A huge index is refused before anything is allocated.
   auto huge = run("validate " + scenario("clinic.json") + " --set /classes/100000000/share=0.1");
   EXPECT_EQ(huge.code, 2);
   // Appending is still allowed.
@@ -578,7 +578,7 @@ TEST(Inputs, MessagesNameTheRightPointerAndValue) {
   EXPECT_EQ(append.code, 0) << append.err;
 }
 
-TEST(Inputs, TraceFilesAreCheckedNotGuessed) {
+TEST(BadInput, TraceFilesAreCheckedNotGuessed) {
   fs::path dir = temp_dir("trace");
   auto with_trace = [&](const std::string& name, const std::string& csv) {
     write(dir / (name + ".csv"), csv);
@@ -607,7 +607,7 @@ TEST(Inputs, TraceFilesAreCheckedNotGuessed) {
   EXPECT_TRUE(has(dup.err, "already on line 1")) << dup.err;
 }
 
-TEST(Inputs, JunitAndTracesStayValidForAnyName) {
+TEST(BadInput, JunitAndTracesStayValidForAnyName) {
   fs::path dir = temp_dir("xml");
   const std::string junit = (dir / "j.xml").string();
   auto r =
