@@ -193,7 +193,7 @@ TEST(Cli, ReplicationsGiveIntervals) {
 }
 
 // The project's own SLA regression gate: every shipped scenario with an sla block holds.
-TEST(Cli, EveryShippedSlaHolds) {
+TEST(CliSlow, EveryShippedSlaHolds) {
   std::string files;
   for (const auto& e : fs::directory_iterator(std::string(WAITROOM_SOURCE_DIR) + "/scenarios")) {
     if (e.path().extension() != ".json" || e.path().filename() == "scenario.schema.json") continue;
@@ -233,7 +233,7 @@ TEST(Cli, EstimatePrintsTheClosedFormBesideTheSimulation) {
   EXPECT_EQ(run("estimate").code, 2);
 }
 
-TEST(Cli, PlanAnswersTheArticlesRatioQuestion) {
+TEST(CliSlow, PlanAnswersTheArticlesRatioQuestion) {
   auto r = run("plan " + scenario("clinic_ratio_plan.json") +
                " --knob /release/selection/weights/0 --range 1:29:1"
                " --tie /release/selection/weights/1=30-x --threads 2");

@@ -57,7 +57,7 @@ TEST(Livelock, SameInstantReschedulingStopsWithTheEventAndTheTime) {
   EXPECT_EQ(s.now(), sim_time::from_ns(42));
 }
 
-TEST(Livelock, TheDefaultBoundStopsARealLivelock) {
+TEST(LivelockSlow, TheDefaultBoundStopsARealLivelock) {
   // The default bound, not a test-sized one: a model stuck at t = 5 stops on its own.
   simulator s;
   stuck_model m{&s, 10, 5};

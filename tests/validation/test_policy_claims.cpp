@@ -174,7 +174,7 @@ TEST(PolicyClaims, ScoreNoiseLargerThanTheOffsetErasesTheVipAdvantage) {
   EXPECT_TRUE(n.contains(0.0)) << n.mean << " +- " << n.half_width;
 }
 
-TEST(PolicyClaims, LotteryDrawsInProportionToClassWeight) {
+TEST(PolicyClaimsSlow, LotteryDrawsInProportionToClassWeight) {
   // 100 VIPs (weight 5) and 100 normals (weight 1) waiting; one release. P(VIP) = 5/6.
   auto s = scenario_from(R"({"name": "lottery",
     "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
@@ -497,7 +497,7 @@ std::string old_and_new(const std::string& classes, const std::string& weights,
 }
 }  // namespace
 
-TEST(PolicyClaims, LotteryByWaitDrawsInProportionToWeightTimesWait) {
+TEST(PolicyClaimsSlow, LotteryByWaitDrawsInProportionToWeightTimesWait) {
   // Weight x (1 + waited / 1 s): 11 for those who waited 10 s, 2 for 1 s, so the one draw
   // takes an old user with probability 1100 / 1300, across classes (two classes of equal
   // weight) and within one class (uniform pick, or one accepted in proportion to its wait).

@@ -193,7 +193,7 @@ TEST(QueueingTheory, MMcWithAbandonmentMatchesErlangA) {
   EXPECT_NEAR(models::erlang_a(c, lambda, 1.0, 1.0 / theta).p_wait, busy, 1e-9 * busy);
 }
 
-TEST(QueueingTheory, TickReleaseMatchesItsMarkovChain) {
+TEST(QueueingTheorySlow, TickReleaseMatchesItsMarkovChain) {
   // Poisson 27/s, 6 released every 200 ms (30/s): rho = 0.9.
   auto s = scenario_from(R"({"name": "tick",
     "classes": [{"name": "all"}],
