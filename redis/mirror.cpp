@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "models/release/selection.hpp"
 #include "redis/scripts.hpp"
 
 namespace waitroom::redis {
@@ -469,9 +470,7 @@ void redis_mirror::check_state(std::int64_t now_ns) {
 
 bool redis_mirror::can_choose(const models::selection_spec& spec, std::uint32_t lists,
                               unsigned releasers, bool atomic) {
-  using models::selection_kind;
-  const bool kind = spec.kind == selection_kind::strict || spec.kind == selection_kind::ratio ||
-                    spec.kind == selection_kind::probabilistic;
+  const bool kind = !models::selection_policy_of(spec.kind).redis_choose.empty();
   return kind && lists > 1 && releasers <= 1 && atomic;
 }
 
@@ -480,8 +479,8 @@ void redis_mirror::choose_lists(const models::selection_spec& spec, std::uint32_
                                 std::function<std::uint64_t()> lost_units) {
   if (opt_.lottery || pool_ || !can_choose(spec, lists, opt_.releasers, opt_.atomic))
     throw std::logic_error(
-        "redis_mirror::choose_lists: only strict, ratio or probabilistic over several lists, "
-        "with one atomic releaser");
+        "redis_mirror::choose_lists: only a policy with a Redis choose script, over several "
+        "lists, with one atomic releaser");
   choose_ = std::make_unique<chooser>(chooser{.kind = spec.kind,
                                               .work_conserving = spec.work_conserving,
                                               .start_probabilities = spec.start_probabilities,
@@ -518,9 +517,7 @@ void redis_mirror::flush_choice() {
   c->members.resize(ch.lists);
   c->lost = lost;
   const std::uint64_t n = c->order.size() + lost;
-  const char* policy = ch.kind == models::selection_kind::ratio           ? "ratio"
-                       : ch.kind == models::selection_kind::probabilistic ? "probabilistic"
-                                                                          : "strict";
+  const std::string_view policy = models::selection_policy_of(ch.kind).redis_choose;
   if (releases_in_flight_ + 1 >= release_log_window) drain();
   ++releases_in_flight_;
   ++release_seq_;
@@ -533,11 +530,11 @@ void redis_mirror::flush_choice() {
   keys.push_back(keys_.stats());
   keys.push_back(keys_.release_log(0));
   keys.push_back(keys_.selection());
-  std::vector<std::string> args{std::to_string(n), policy, std::to_string(release_seq_),
-                                release_seq_ > release_log_window
-                                    ? std::to_string(release_seq_ - release_log_window)
-                                    : std::string(),
-                                std::to_string(ch.lists)};
+  std::vector<std::string> args{
+      std::to_string(n), std::string(policy), std::to_string(release_seq_),
+      release_seq_ > release_log_window ? std::to_string(release_seq_ - release_log_window)
+                                        : std::string(),
+      std::to_string(ch.lists)};
   if (ch.kind == models::selection_kind::ratio) {
     args.push_back(ch.work_conserving ? "1" : "0");
     args.push_back(std::to_string(ch.epoch));

@@ -253,10 +253,19 @@ estimate_or_reason analytic_for(const scenario& s) {
       s.release.mode == release_mode::serving_counter)
     return {std::nullopt, std::string(to_string(s.release.mode)) +
                               " release: no closed form here (docs/products.md)"};
-  if (s.arrivals.kind == arrival_kind::renewal && s.arrivals.backlog_users == 0)
-    return renewal_estimate(s);
-  if (s.arrivals.kind != arrival_kind::poisson || s.arrivals.backlog_users > 0)
-    return {std::nullopt, "arrivals are not a plain Poisson process (closed forms need one)"};
+  const estimate_or_reason not_poisson{
+      std::nullopt, "arrivals are not a plain Poisson process (closed forms need one)"};
+  switch (s.arrivals.kind) {  // no default: a new kind says whether a closed form holds
+    case arrival_kind::poisson:
+      if (s.arrivals.backlog_users > 0) return not_poisson;
+      break;
+    case arrival_kind::renewal:
+      if (s.arrivals.backlog_users == 0) return renewal_estimate(s);
+      return not_poisson;
+    case arrival_kind::piecewise:
+    case arrival_kind::trace:
+      return not_poisson;
+  }
   if (s.release.mode == release_mode::tick) {
     if (s.admission || s.returns) return {std::nullopt, "admission caps or returns"};
     for (const auto& k : s.classes)

@@ -2,6 +2,11 @@
 // The seam for a second store that mirrors the room's waiting lists (a live Redis running the
 // same commands). The room reports every change to its lists here; the in-memory run has no
 // mirror, and the room only tests a null pointer (no virtual call per event).
+// This class is the one list of the operations the room reports. A new one is declared here
+// and forwarded in forwarding_mirror below; the compiler then names every store that must
+// implement it (redis/mirror.hpp, redis/load_stream.cpp and the tests' recorders), while
+// wrappers that only watch (sampling, fault injection) derive from forwarding_mirror and
+// need no change (docs/ARCHITECTURE.md, "Adding a mirror command").
 #include <cstdint>
 #include <span>
 
@@ -35,6 +40,38 @@ class queue_mirror {
                       std::int64_t now_ns) = 0;
   // The end of a release round (a tick or a session end): a place to flush a pipeline.
   virtual void round_end(std::int64_t now_ns) = 0;
+};
+
+// Passes every operation on to `inner`; a wrapper overrides what it watches and calls the
+// base to pass it on.
+class forwarding_mirror : public queue_mirror {
+ public:
+  explicit forwarding_mirror(queue_mirror& inner) : inner_(inner) {}
+  void enter(std::uint32_t list, std::uint64_t token, double score, std::int64_t now_ns) override {
+    inner_.enter(list, token, score, now_ns);
+  }
+  void remove(std::uint32_t list, std::uint64_t token, std::int64_t now_ns) override {
+    inner_.remove(list, token, now_ns);
+  }
+  void move(std::uint32_t from, std::uint32_t to, std::uint64_t token, double score,
+            std::int64_t now_ns) override {
+    inner_.move(from, to, token, score, now_ns);
+  }
+  void released(std::uint32_t list, std::span<const std::uint64_t> tokens,
+                std::int64_t now_ns) override {
+    inner_.released(list, tokens, now_ns);
+  }
+  void drawn(std::uint32_t set, std::uint64_t token, std::int64_t now_ns) override {
+    inner_.drawn(set, token, now_ns);
+  }
+  void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
+              std::int64_t now_ns) override {
+    inner_.ranked(list, token, rank, now_ns);
+  }
+  void round_end(std::int64_t now_ns) override { inner_.round_end(now_ns); }
+
+ private:
+  queue_mirror& inner_;
 };
 
 }  // namespace waitroom::models

@@ -1,23 +1,45 @@
 #include "models/release/selection.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace waitroom::models {
 
-const std::vector<selection_policy>& selection_policies() {
-  static const std::vector<selection_policy> table{
-      strict_policy(),  ratio_policy(),     probabilistic_policy(),
-      lottery_policy(), scheduler_policy(), deadline_policy(),
-  };
-  return table;
+const selection_policy& selection_policy_of(selection_kind k) {
+  // No default: a selection_kind without a row is a compile error (-Wswitch, warnings are
+  // errors), not a silent fallback to another policy.
+  switch (k) {
+    case selection_kind::strict:
+      return strict_policy();
+    case selection_kind::ratio:
+      return ratio_policy();
+    case selection_kind::probabilistic:
+      return probabilistic_policy();
+    case selection_kind::lottery:
+      return lottery_policy();
+    case selection_kind::scheduler:
+      return scheduler_policy();
+    case selection_kind::deadline:
+      return deadline_policy();
+  }
+  throw std::logic_error(
+      fmt::format("selection_policy_of: no policy of kind {}", static_cast<int>(k)));
 }
 
-const selection_policy& selection_policy_of(selection_kind k) {
-  for (const auto& p : selection_policies())
-    if (p.kind == k) return p;
-  return selection_policies().front();
+const std::vector<selection_policy>& selection_policies() {
+  static const std::vector<selection_policy> table = [] {
+    std::vector<selection_policy> rows;
+    for (selection_kind k : all_selection_kinds) {
+      rows.push_back(selection_policy_of(k));
+      if (rows.back().kind != k)
+        throw std::logic_error(
+            fmt::format("selection policy '{}' is filed under another kind", rows.back().name));
+    }
+    return rows;
+  }();
+  return table;
 }
 
 std::vector<std::string> selection_policy_names() {

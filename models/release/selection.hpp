@@ -49,6 +49,9 @@ struct selection_policy {
   std::vector<std::string> keys;  // its own keys in /release/selection
   // Releases list by list in bulk (the first list's users, then the next ...), not per unit.
   bool in_list_order = false;
+  // The policy's name in the Redis choose script (redis/scripts), or empty: a live Redis can
+  // pick lists by this policy itself (run --redis mirrors it; others release the model's picks).
+  std::string_view redis_choose = {};
   void (*read)(const object_reader& r, const selection_read_context& c,
                selection_spec& out) = nullptr;
   void (*write)(const selection_spec& s, const std::vector<std::string>& class_names,

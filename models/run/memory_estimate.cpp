@@ -35,34 +35,6 @@ double max_release_rate(const release_spec& r) {
   return batch / interval;
 }
 
-// The most users a second that arrive (a trace: the most in any one second of it).
-double max_arrival_rate(const arrival_spec& a) {
-  switch (a.kind) {
-    case arrival_kind::poisson:
-      return a.rate_per_s;
-    case arrival_kind::renewal: {
-      const double m = a.interarrival_s.mean();
-      return m > 0 ? 1.0 / m : std::numeric_limits<double>::infinity();
-    }
-    case arrival_kind::piecewise: {
-      double r = 0;
-      for (const auto& seg : a.segments) r = std::max(r, seg.rate_per_s);
-      return r;
-    }
-    case arrival_kind::trace: {
-      double r = 0;
-      std::size_t first = 0;  // the trace is in time order
-      for (std::size_t i = 0; i < a.trace.size(); ++i) {
-        while (first < i && a.trace[i].time.seconds() - a.trace[first].time.seconds() >= 1.0)
-          ++first;
-        r = std::max(r, static_cast<double>(i - first + 1));
-      }
-      return r;
-    }
-  }
-  return std::numeric_limits<double>::infinity();
-}
-
 // The mean of max(0, X): a patience or a delay is drawn from d and cut at 0 when negative.
 // Infinite or NaN when the doubles cannot hold it (a lognormal of a huge sigma); the callers
 // then assume the worst.
@@ -133,8 +105,7 @@ memory_estimate estimate_memory(const scenario& s) {
   switch (a.kind) {
     case arrival_kind::poisson:
     case arrival_kind::renewal: {
-      const double rate =
-          a.kind == arrival_kind::poisson ? a.rate_per_s : 1.0 / a.interarrival_s.mean();
+      const double rate = a.final_rate_per_s();
       if (std::isfinite(horizon)) {
         at(horizon, rate * horizon);
         users += rate * horizon;
@@ -185,10 +156,9 @@ memory_estimate estimate_memory(const scenario& s) {
     patience_s = std::isnan(p) || std::isnan(patience_s) ? std::numeric_limits<double>::quiet_NaN()
                                                          : std::max(patience_s, p);
   }
-  const double rate_in = max_arrival_rate(a);
+  const double rate_in = a.max_rate_per_s();
   bool patience_bound = false;
-  if (all_patient && !s.returns && std::isfinite(patience_s) &&
-      (a.kind == arrival_kind::poisson || a.kind == arrival_kind::piecewise)) {
+  if (all_patient && !s.returns && std::isfinite(patience_s) && a.poisson()) {
     const double bound = backlog + rate_in * patience_s;
     if (bound < peak) {
       peak = bound;
@@ -223,8 +193,7 @@ memory_estimate estimate_memory(const scenario& s) {
                 (2.0 + wait_kinds) * all_buckets * 8.0 * (classes + 1);
   // What grows with the users who came rather than with those waiting. An open-ended
   // Poisson or renewal stream has no total: its rate bounds what is pending.
-  const bool open_ended = !std::isfinite(horizon) &&
-                          (a.kind == arrival_kind::poisson || a.kind == arrival_kind::renewal);
+  const bool open_ended = !std::isfinite(horizon) && a.open_ended();
   const double came = open_ended ? std::numeric_limits<double>::infinity() : users;
   // Each patient user's abandonment stays scheduled until its patience runs out, released
   // or not.

@@ -37,17 +37,12 @@ run_spec read_run(const object_reader& top, const arrival_spec& arrivals) {
       run.warmup = warmup_kind::mser5;
     }
   }
-  bool unbounded =
-      arrivals.kind == arrival_kind::poisson || arrivals.kind == arrival_kind::renewal ||
-      (arrivals.kind == arrival_kind::piecewise && std::isinf(arrivals.segments.back().duration_s));
+  const bool unbounded = arrivals.open_ended();
   if (unbounded && !run.horizon_s)
     throw sim::input_error(top.file() + ": /run/horizon_s",
                            "a horizon, since Poisson arrivals never end", "none");
   if (run.horizon_s) {
-    double rate = arrivals.kind == arrival_kind::poisson     ? arrivals.rate_per_s
-                  : arrivals.kind == arrival_kind::piecewise ? arrivals.segments.back().rate_per_s
-                  : arrivals.kind == arrival_kind::renewal   ? 1.0 / arrivals.interarrival_s.mean()
-                                                             : 0.0;
+    const double rate = arrivals.final_rate_per_s();
     double expected = rate * *run.horizon_s + static_cast<double>(arrivals.backlog_users);
     if (unbounded && expected > static_cast<double>(max_users))
       throw sim::input_error(top.file() + ": /run/horizon_s",

@@ -90,13 +90,7 @@ void note_unmeant(scenario& s, const std::string& file) {
           file, c, name_of(s.policy.order)));
   }
   const auto& a = s.arrivals;
-  bool none = a.backlog_users == 0;
-  if (a.kind == arrival_kind::poisson) none = none && a.rate_per_s == 0;
-  if (a.kind == arrival_kind::piecewise)
-    for (const auto& seg : a.segments) none = none && seg.rate_per_s == 0;
-  if (a.kind == arrival_kind::trace) none = none && a.trace.empty();
-  if (a.kind == arrival_kind::renewal) none = false;
-  if (none)
+  if (a.backlog_users == 0 && a.none())
     s.warnings.push_back(file +
                          ": /arrivals: no user arrives (every rate is 0 and there is no "
                          "backlog): every figure of the run will be empty");

@@ -1,6 +1,8 @@
 #pragma once
 // How users leave the waiting room for the backend.
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -66,6 +68,17 @@ enum class selection_kind {
   scheduler,  // the list with the oldest head and the most users first (the flash-sale article)
   deadline,   // the list whose head is closest to its class's wait target (sla block)
 };
+// Every kind, in the enum's order (checked below): the policy table is built from it, and
+// selection_policy_of's switch names a kind that has no row.
+inline constexpr std::array all_selection_kinds{
+    selection_kind::strict,  selection_kind::ratio,     selection_kind::probabilistic,
+    selection_kind::lottery, selection_kind::scheduler, selection_kind::deadline,
+};
+static_assert([] {
+  for (std::size_t i = 0; i < all_selection_kinds.size(); ++i)
+    if (static_cast<std::size_t>(all_selection_kinds[i]) != i) return false;
+  return true;
+}());
 
 struct weight_change {
   double at_s;

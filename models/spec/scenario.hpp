@@ -36,6 +36,20 @@ struct arrival_spec {
   std::vector<sim::trace_record> trace;  // loaded records
   sim::distribution interarrival_s = sim::distribution::exponential(1.0);  // renewal
   std::uint64_t backlog_users = 0;
+
+  // What every reader of a scenario asks of its arrivals (the scenario reader, the memory
+  // estimate, the analytic module): each kind answers in a switch without `default:`, so a
+  // new kind that does not answer is a compile error (models/spec/arrival_spec.cpp).
+  // Arrivals that never end by themselves: a run of them needs a horizon.
+  bool open_ended() const;
+  // The rate at which arrivals go on past the schedule's end (0 when they stop).
+  double final_rate_per_s() const;
+  // The most users a second that arrive (a trace: the most in any one second of it).
+  double max_rate_per_s() const;
+  // A Poisson process, constant or piecewise in rate (memoryless: a patience bounds the queue).
+  bool poisson() const;
+  // Nobody ever arrives (the backlog aside).
+  bool none() const;
 };
 
 // A list is one sorted set (one Redis key): the classes it holds and, for aging, how long a

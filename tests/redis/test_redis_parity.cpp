@@ -190,27 +190,14 @@ TEST(RedisParityClaims, SignedMembersKeepTheOrder) {
 }
 
 // Passes every operation to a live mirror; the fault tests act on Redis before an entry.
-struct forwarding_mirror : waitroom::models::queue_mirror {
+struct fault_mirror : waitroom::models::forwarding_mirror {
   redis_mirror& inner;
-  explicit forwarding_mirror(redis_mirror& i) : inner(i) {}
+  explicit fault_mirror(redis_mirror& i) : waitroom::models::forwarding_mirror(i), inner(i) {}
   virtual void before_enter() {}
   void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
     before_enter();
-    inner.enter(l, t, sc, n);
+    waitroom::models::forwarding_mirror::enter(l, t, sc, n);
   }
-  void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.remove(l, t, n); }
-  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double sc,
-            std::int64_t n) override {
-    inner.move(f, to, t, sc, n);
-  }
-  void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
-    inner.released(l, t, n);
-  }
-  void drawn(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.drawn(l, t, n); }
-  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
-    inner.ranked(l, t, r, n);
-  }
-  void round_end(std::int64_t n) override { inner.round_end(n); }
 };
 
 // Redis stopped and restarted mid-run (appendonly yes, appendfsync always): the mirror
@@ -229,7 +216,7 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
   cfg.policy = make_policy(waitroom::models::ordering::offset, waitroom::models::time_unit::ms, 0);
   cfg.users = 20'000;
   // A mirror that crashes the server once, a third of the way in, and restarts it 300 ms later.
-  struct crashing : forwarding_mirror {
+  struct crashing : fault_mirror {
     redis_server& server;
     std::uint64_t calls = 0;
     std::thread restarter;
@@ -244,7 +231,7 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
       cv.notify_all();
       if (restarter.joinable()) restarter.join();
     }
-    crashing(redis_mirror& i, redis_server& s) : forwarding_mirror(i), server(s) {}
+    crashing(redis_mirror& i, redis_server& s) : fault_mirror(i), server(s) {}
     void maybe_crash() {
       if (++calls != 8'000) return;
       server.crash();
@@ -280,11 +267,11 @@ TEST(RedisFaults, RestartMidRunIsSurvivedAndReported) {
 }
 
 // A mirror that stops Redis (SIGTERM) at its 8,000th entry and starts it 300 ms later.
-struct restarting : forwarding_mirror {
+struct restarting : fault_mirror {
   redis_server& server;
   std::uint64_t calls = 0;
   std::optional<restart_later> restart;
-  restarting(redis_mirror& i, redis_server& s) : forwarding_mirror(i), server(s) {}
+  restarting(redis_mirror& i, redis_server& s) : fault_mirror(i), server(s) {}
   void before_enter() override {
     if (++calls == 8'000) restart.emplace(server, std::chrono::milliseconds(300));
   }

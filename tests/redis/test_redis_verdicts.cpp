@@ -171,33 +171,15 @@ TEST(RedisMirrorCounters, ACounterChangedMidRunIsAParityFailure) {
   connection c(s.parsed_url());
   key_layout keys{new_run_id()};
   redis_mirror m(c, keys);
-  struct meddling : waitroom::models::queue_mirror {
-    redis_mirror& inner;
+  struct meddling : waitroom::models::forwarding_mirror {
     connection side;
     std::string stats;
     std::uint64_t rounds = 0;
     meddling(redis_mirror& i, const redis_url& u, std::string k)
-        : inner(i), side(u), stats(std::move(k)) {}
-    void enter(std::uint32_t l, std::uint64_t t, double sc, std::int64_t n) override {
-      inner.enter(l, t, sc, n);
-    }
-    void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override {
-      inner.remove(l, t, n);
-    }
-    void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double sc,
-              std::int64_t n) override {
-      inner.move(f, to, t, sc, n);
-    }
-    void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
-      inner.released(l, t, n);
-    }
-    void drawn(std::uint32_t l, std::uint64_t t, std::int64_t n) override { inner.drawn(l, t, n); }
-    void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
-      inner.ranked(l, t, r, n);
-    }
+        : forwarding_mirror(i), side(u), stats(std::move(k)) {}
     void round_end(std::int64_t n) override {
       if (++rounds == 3) side.call({"HINCRBY", stats, "released:0", "1000"});
-      inner.round_end(n);
+      forwarding_mirror::round_end(n);
     }
   } wrapper(m, s.parsed_url(), keys.stats());
   std::string what;

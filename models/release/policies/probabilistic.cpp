@@ -10,6 +10,7 @@ const selection_policy& probabilistic_policy() {
       .name = "probabilistic",
       .doc = "start the scan at list i with probability p_i (the request-priority article)",
       .keys = {"start_probabilities"},
+      .redis_choose = "probabilistic",
       .read =
           [](const object_reader& r, const selection_read_context& c, selection_spec& sel) {
             sel.start_probabilities =

@@ -48,6 +48,7 @@ const selection_policy& ratio_policy() {
           "lists share each release by weight, e.g. 7 VIP : 3 normal (the Redis ZSet VIP article "
           "layer 2)",
       .keys = {"weights", "work_conserving", "schedule"},
+      .redis_choose = "ratio",
       .read = read,
       .write = write,
       .pick = [](list_selector& s, const pick_context& c) { return s.pick_ratio(c.sizes); },

@@ -13,6 +13,7 @@ const selection_policy& strict_policy() {
           "article)",
       .keys = {},
       .in_list_order = true,
+      .redis_choose = "strict",
       .read = [](const object_reader&, const selection_read_context&, selection_spec&) {},
       .write = [](const selection_spec&, const std::vector<std::string>&, json&) {},
       .pick = [](list_selector& s, const pick_context& c) { return s.first_non_empty(0, c.sizes); },
