@@ -1,21 +1,21 @@
 #pragma once
 // The waiting lists behind one interface: one Redis-style sorted set per list (held as one
 // set per score class once long: split_list.hpp), or, for a lottery, one unordered set per class
-// (Redis SETs drawn like SPOP). The room enters, removes, pops and ranks users only through this
-// class, and every change is reported to an optional mirror (a live Redis): the seam for a second
-// store. In memory the mirror is a null pointer and each operation is inline, with no virtual call.
-#include <array>
+// (lottery_sets.hpp). The room enters, removes, pops and ranks users only through this class,
+// and every change is reported to an optional mirror (a live Redis): the seam for a second
+// store. In memory the mirror is a null pointer and each operation is inline, with no virtual
+// call.
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
-#include "models/queues/entry_order_set.hpp"
+#include "models/queues/lottery_sets.hpp"
 #include "models/queues/queue_mirror.hpp"
 #include "models/queues/split_list.hpp"
 #include "models/spec/scenario.hpp"
 #include "models/users/users.hpp"
-#include "models/zset/zset.hpp"
 #include "sim/random.hpp"
-#include "sim/serial_table.hpp"
 
 namespace waitroom::models {
 
@@ -24,35 +24,24 @@ class queues {
   queues(const scenario& s, users& u);
   void set_mirror(queue_mirror* m) { mirror_ = m; }
 
-  bool lottery() const { return lottery_; }
+  bool lottery() const { return lottery_.has_value(); }
   std::uint64_t total() const { return queued_; }
   std::uint64_t size(std::uint32_t list) const { return sizes_[list]; }
   const std::vector<std::uint64_t>& sizes() const { return sizes_; }
   std::uint32_t list_count() const { return static_cast<std::uint32_t>(sizes_.size()); }
   // The first user of a non-empty list (sorted sets only).
   std::uint32_t head(std::uint32_t list) const { return lists_[list].head_user(); }
-  std::size_t set_size(std::uint32_t user_class) const {
-    return by_wait_ ? wait_sets_[user_class].size() : sets_[user_class].size();
+  // A lottery's class set (lottery_sets::set_size, expected_ranks).
+  std::size_t set_size(std::uint32_t user_class) const { return lottery_->set_size(user_class); }
+  std::vector<double> expected_ranks(const std::vector<double>& weights) const {
+    return lottery_->expected_ranks(weights);
   }
-  // A lottery with these class weights: per class, the expected number of users now waiting
-  // who will be drawn before one of its users, sum over the others of w_j / (w_i + w_j)
-  // (sequential weighted draws; later arrivals not counted).
-  std::vector<double> expected_ranks(const std::vector<double>& weights) const;
 
   // ZADD to `list` (a lottery: SADD to the class's set, counted as list 0).
   void enter(std::uint32_t user, std::uint32_t user_class, std::uint32_t list,
              std::int64_t now_ns) {
     if (lottery_) {
-      check_no_plan();
-      if (by_wait_) {
-        const std::uint32_t slot = wait_sets_[user_class].push(user, now_ns);
-        if (removals_) set_pos_.push(user, slot);
-      } else {
-        auto& set = sets_[user_class];
-        if (removals_) set_pos_.push(user, static_cast<std::uint32_t>(set.size()));
-        set.push_back(user);
-      }
-      users_.set_list(user, 0);  // waiting (in a set, not in list 0's sorted set)
+      lottery_->enter(user, user_class, now_ns);
       if (mirror_) mirror_->enter(user_class, users_.token_of(user), 0.0, now_ns);
     } else {
       const double score = users_.score_of(user);
@@ -81,23 +70,19 @@ class queues {
     return got;
   }
 
-  // A lottery's release of one user: a class drawn with probability weight x size (x its
-  // users' waits with wait_scale_s), then a member. Returns the user, gone from its set.
-  std::uint32_t draw(sim::rng& r, std::int64_t now_ns);
-  // The same draws, made up to max_planned ahead while the members' memory (random among
-  // millions: a cache miss each) is fetched. Unweighted by wait, a draw's class and index
-  // depend only on the sets' sizes and the generator; weighted by wait, on the sets' counts
-  // and each group's oldest entry (entry_order_set), which the draws before update exactly
-  // without reading their members, so a plan ends early only where a set must be compacted
-  // (its slots move; compacted before the next plan's first draw). plan_draws(r, n, now) draws up
-  // to min(n, max_planned, total()) and returns how many (at least one when anyone waits); each
-  // take_planned() then removes the next, exactly as draw() would have. Nothing may enter or
-  // leave a set otherwise while a plan is pending, and take_planned() needs a pending draw
-  // (both checked: std::logic_error).
-  static constexpr std::size_t max_planned = 64;
-  std::size_t plan_draws(sim::rng& r, std::uint64_t n, std::int64_t now_ns);
+  // A lottery's release of one user, gone from its set; draws made ahead of the release
+  // (lottery_sets::plan_draws says how): plan_draws draws up to min(n, max_planned, total()),
+  // each take_planned() takes the next.
+  std::uint32_t draw(sim::rng& r, std::int64_t now_ns) {
+    plan_draws(r, 1, now_ns);
+    return take_planned(now_ns);
+  }
+  static constexpr std::size_t max_planned = lottery_sets::max_planned;
+  std::size_t plan_draws(sim::rng& r, std::uint64_t n, std::int64_t now_ns) {
+    return lottery_->plan_draws(r, std::min(n, queued_), now_ns);
+  }
   std::uint32_t take_planned(std::int64_t now_ns);
-  bool by_wait() const { return by_wait_; }
+  bool by_wait() const { return lottery_ && lottery_->by_wait(); }
 
   // Aging: ZREM from one list, ZADD to another, same score.
   void move(std::uint32_t user, std::uint32_t from, std::uint32_t to, std::int64_t now_ns);
@@ -113,68 +98,19 @@ class queues {
   template <class F>
   void for_each_waiting(F&& f) const {
     for (const auto& l : lists_) l.for_each(f);
-    for (const auto& set : sets_)
-      for (std::uint32_t user : set) f(user);
-    for (const auto& set : wait_sets_) set.for_each(f);
+    if (lottery_) lottery_->for_each(f);
   }
 
   std::size_t memory_bytes() const;
 
  private:
-  void remove_from_set(std::uint32_t user_class, std::uint32_t index);
-  std::size_t plan_by_wait(sim::rng& r, std::uint64_t n, std::int64_t now_ns);
-  // One draw weighted by wait, its member taken from its set; false (nothing drawn, r
-  // untouched) when a set must be compacted first and draws are pending.
-  bool draw_by_wait(sim::rng& r, std::int64_t now_ns);
-  // A user's entry time, as the entry-order sets ask for it.
-  auto entry_of() const {
-    return [this](std::uint32_t user) { return users_.entry_ns(user); };
-  }
-  // tau of the lottery by wait, in nanoseconds: a member weighs w_c (tau + its wait).
-  double wait_scale_ns() const { return selection_.wait_scale_s * 1e9; }
-  // A by-wait class's envelope and weight at now_ns, after its members changed.
-  void weigh(std::size_t user_class, std::int64_t now_ns);
-  // Clears the first n members drawn but not yet cleared (entry_order_set::clear), in order.
-  void clear_taken(std::size_t n);
-
   users& users_;
-  const selection_spec& selection_;
   queue_mirror* mirror_ = nullptr;
   std::vector<split_list<users>> lists_;
   std::vector<std::uint64_t> sizes_;  // per list (a lottery counts everyone in list 0)
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
-
-  // Lottery: one unordered set per class, or weighted by wait one entry-order set per class,
-  // and each user's index or slot in it (set_pos_, only with removals_).
-  bool lottery_;
-  bool by_wait_;
-  // Only a class with a patience removes users other than by a draw: without one, no set
-  // position is kept (each would be a write at random per draw or compaction).
-  bool removals_;
-  std::vector<std::vector<std::uint32_t>> sets_;
-  std::vector<entry_order_set> wait_sets_;
-  sim::serial_table<std::uint32_t> set_pos_;
-  // Per class, of draw_by_wait: the envelope of the waits (also as a double) and the class's
-  // weight, set by weigh() at a plan's start and after each change.
-  std::vector<entry_order_set::u128> envelope_;
-  std::vector<double> envelope_d_;
-  std::vector<double> weight_;
-  struct uncleared {  // a draw made ahead whose member is taken but not cleared (no slot yet)
-    std::uint32_t plan_index, user_class, word, rank;
-  };
-  static constexpr std::size_t clear_behind = 8;     // draws; their words' bits fetched meanwhile
-  std::array<uncleared, clear_behind> uncleared_{};  // a ring, oldest at uncleared_head_
-  std::size_t uncleared_head_ = 0, uncleared_count_ = 0;
-  struct planned_draw {
-    std::uint32_t user_class;
-    std::uint32_t index;
-  };
-  // A set changed while draws made ahead were pending: they would differ from draw()'s.
-  void check_no_plan() const;
-  std::vector<planned_draw> plan_;  // the draws made ahead, taken from plan_next_ on
-  std::size_t plan_next_ = 0;
-  std::vector<std::size_t> plan_sizes_;  // per class, scratch of plan_draws
+  std::optional<lottery_sets> lottery_;
 };
 
 }  // namespace waitroom::models

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Counts the prefetch instructions in the engine's queues::take_planned (objdump on the
+"""Counts the prefetch instructions in the engine's lottery_sets::take_planned (objdump on the
 models library): the lottery prefetches the fields of a user it will draw 8 draws on.
 
 gcc 12's ipa-modref pass ignores a prefetch's effect, finds a helper made only of prefetches
@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-FUNCTION = "_ZN8waitroom6models6queues12take_plannedEl"  # queues::take_planned(long)
+FUNCTION = "_ZN8waitroom6models12lottery_sets12take_plannedEv"  # lottery_sets::take_planned()
 EXPECTED = 2
 
 
