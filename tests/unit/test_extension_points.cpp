@@ -18,8 +18,9 @@ TEST(SelectionTable, EveryKindHasItsOwnRowInTheEnumsOrder) {
   ASSERT_EQ(rows.size(), models::all_selection_kinds.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i].kind, models::all_selection_kinds[i]) << rows[i].name;
-    EXPECT_EQ(&models::selection_policy_of(rows[i].kind).name, &rows[i].name) << rows[i].name;
+    EXPECT_EQ(models::selection_policy_of(rows[i].kind).name, rows[i].name);
     EXPECT_FALSE(rows[i].name.empty());
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(rows[j].name, rows[i].name);
     EXPECT_FALSE(rows[i].doc.empty()) << rows[i].name;
   }
 }
