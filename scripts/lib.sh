@@ -51,8 +51,7 @@ start_bench_redis() {
   pid=$!
   trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
   for _ in $(seq 100); do redis-cli -s "$dir/r.sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
-  sha=$(redis-cli -s "$dir/r.sock" script load "$(sed -n '/release = R"lua(/,/)lua";/p' \
-    "$repo_root/redis/scripts.hpp" | sed '1d;$d')")
+  sha=$(redis-cli -s "$dir/r.sock" script load "$(cat "$repo_root/redis/lua/release.lua")")
 }
 
 # redis-benchmark's arguments for the command waitroom_redis_bench calls $1 (zadd, zrank,
