@@ -3,13 +3,15 @@
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build_dir="${WAITROOM_BUILD_DIR:-$repo_root/build}"
+# The preset's folder (CMakePresets.json): build/, or build-PRESET/ for the others.
+preset_dir() { if [ "$1" = release ]; then echo "$repo_root/build"; else echo "$repo_root/build-$1"; fi; }
+build_dir="${WAITROOM_BUILD_DIR:-$(preset_dir "${WAITROOM_PRESET:-release}")}"
 
 build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-dev
                 nlohmann-json3-dev libeigen3-dev libhiredis-dev libssl-dev)
 # redis-server for the tests labelled `redis` (each starts its own on a temp socket);
 # redis-tools for redis-cli and redis-benchmark.
-test_packages=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema chromium
+test_packages=(libgtest-dev libgmock-dev python3 python3-jsonschema chromium
                poppler-utils valgrind redis-server redis-tools time)
 
 # clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.
@@ -29,12 +31,15 @@ ensure_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# Configures once (Release unless told otherwise) and builds what is stale: every target,
-# or those named in WAITROOM_TARGETS.
+# Configures once with a preset of CMakePresets.json (WAITROOM_PRESET: release unless told;
+# debug, asan, tsan, fuzz) in its folder, or in WAITROOM_BUILD_DIR when set, and builds what is
+# stale: every target, or those named in WAITROOM_TARGETS. Extra arguments go to the configure
+# step (-DNAME=VALUE).
+preset="${WAITROOM_PRESET:-release}"
 build() {
   local extra=("$@")
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${WAITROOM_BUILD_TYPE:-Release}" "${extra[@]}" >&2
+    (cd "$repo_root" && cmake --preset "$preset" -B "$build_dir" "${extra[@]}") >&2
   fi
   local targets=()
   for t in ${WAITROOM_TARGETS:-}; do targets+=(--target "$t"); done
