@@ -8,7 +8,7 @@ preset_dir() { if [ "$1" = release ]; then echo "$repo_root/build"; else echo "$
 build_dir="${WAITROOM_BUILD_DIR:-$(preset_dir "${WAITROOM_PRESET:-release}")}"
 
 build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-dev
-                nlohmann-json3-dev libeigen3-dev libhiredis-dev libssl-dev)
+                nlohmann-json3-dev libeigen3-dev libnlopt-cxx-dev libhiredis-dev libssl-dev)
 # redis-server for the tests labelled `redis` (each starts its own on a temp socket);
 # redis-tools for redis-cli and redis-benchmark.
 test_packages=(libgtest-dev libgmock-dev python3 python3-jsonschema chromium
