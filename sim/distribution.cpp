@@ -56,6 +56,8 @@ double distribution::sample_other(rng& r) const {
     }
     case dist_kind::empirical:
       return samples[r.below(samples.size())];
+    case dist_kind::weibull:  // by inversion: S(x) = exp(-(x / b)^a)
+      return b * std::pow(-std::log(r.uniform_open0()), 1.0 / a);
   }
   return 0.0;
 }
@@ -74,6 +76,8 @@ double distribution::mean() const {
       return a * b;
     case dist_kind::erlang:
       return b;
+    case dist_kind::weibull:
+      return b * std::tgamma(1.0 + 1.0 / a);
     case dist_kind::empirical: {
       double s = 0;
       for (double x : samples) s += x;
@@ -99,6 +103,8 @@ double distribution::second_moment() const {
       return a * (a + 1.0) * b * b;
     case dist_kind::erlang:
       return b * b * (a + 1.0) / a;
+    case dist_kind::weibull:
+      return b * b * std::tgamma(1.0 + 2.0 / a);
     case dist_kind::empirical: {
       double s = 0;
       for (double x : samples) s += x * x;

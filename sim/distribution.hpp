@@ -20,7 +20,8 @@ enum class dist_kind {
   lognormal,
   gamma,
   erlang,
-  empirical
+  empirical,
+  weibull
 };
 
 struct distribution {
@@ -28,7 +29,8 @@ struct distribution {
   // deterministic: a = value; exponential: a = mean; uniform: [a, b);
   // normal: a = mean, b = stddev (truncated at 0 when used for durations by the caller);
   // lognormal: a = mu, b = sigma of the underlying normal; gamma: a = shape, b = scale;
-  // erlang: a = k (integer), b = mean of the whole; empirical: samples, drawn uniformly.
+  // erlang: a = k (integer), b = mean of the whole; empirical: samples, drawn uniformly;
+  // weibull: a = shape, b = scale.
   double a = 0;
   double b = 0;
   std::vector<double> samples;
@@ -45,6 +47,9 @@ struct distribution {
   }
   static distribution erlang(int k, double mean) {
     return {dist_kind::erlang, static_cast<double>(k), mean, {}};
+  }
+  static distribution weibull(double shape, double scale) {
+    return {dist_kind::weibull, shape, scale, {}};
   }
   static distribution empirical(std::vector<double> s) {
     return {dist_kind::empirical, 0, 0, std::move(s)};
@@ -63,7 +68,7 @@ struct distribution {
 };
 
 // Each kind's name in scenarios, in the order a reader lists them; to_string uses it too.
-inline constexpr std::array<std::pair<dist_kind, std::string_view>, 8> dist_kind_names{
+inline constexpr std::array<std::pair<dist_kind, std::string_view>, 9> dist_kind_names{
     {{dist_kind::deterministic, "deterministic"},
      {dist_kind::exponential, "exponential"},
      {dist_kind::uniform, "uniform"},
@@ -71,7 +76,8 @@ inline constexpr std::array<std::pair<dist_kind, std::string_view>, 8> dist_kind
      {dist_kind::lognormal, "lognormal"},
      {dist_kind::gamma, "gamma"},
      {dist_kind::erlang, "erlang"},
-     {dist_kind::empirical, "empirical"}}};
+     {dist_kind::empirical, "empirical"},
+     {dist_kind::weibull, "weibull"}}};
 
 const char* to_string(dist_kind k);
 

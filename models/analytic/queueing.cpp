@@ -157,6 +157,7 @@ std::optional<double> laplace_transform(const sim::distribution& d, double s) {
     }
     case sim::dist_kind::normal:
     case sim::dist_kind::lognormal:
+    case sim::dist_kind::weibull:  // no closed form
       return std::nullopt;
   }
   return std::nullopt;

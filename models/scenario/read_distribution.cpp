@@ -19,7 +19,7 @@ sim::distribution read_distribution(const object_reader& parent, const std::stri
   if (kind == "exponential") params = {"mean"};
   if (kind == "uniform") params = {"min", "max"};
   if (kind == "normal" || kind == "lognormal") params = {"mean", "stddev"};
-  if (kind == "gamma") params = {"shape", "scale"};
+  if (kind == "gamma" || kind == "weibull") params = {"shape", "scale"};
   if (kind == "erlang") params = {"k", "mean"};
   if (kind == "empirical") params = {"samples"};
   for (const auto& [k, v] : parent.raw(key).items()) {
@@ -54,6 +54,9 @@ sim::distribution read_distribution(const object_reader& parent, const std::stri
   if (kind == "gamma")
     return sim::distribution::gamma(r.number("shape", std::nullopt, positive),
                                     r.number("scale", std::nullopt, positive_time));
+  if (kind == "weibull")  // S(t) = exp(-(t / scale)^shape), as the fit writes patience
+    return sim::distribution::weibull(r.number("shape", std::nullopt, positive),
+                                      r.number("scale", std::nullopt, positive_time));
   if (kind == "erlang")
     return sim::distribution::erlang(static_cast<int>(r.integer("k", std::nullopt, 1, 1000)),
                                      r.number("mean", std::nullopt, positive_time));
@@ -92,6 +95,7 @@ json write_distribution(const sim::distribution& d) {
       break;
     }
     case sim::dist_kind::gamma:
+    case sim::dist_kind::weibull:
       j["shape"] = d.a;
       j["scale"] = d.b;
       break;

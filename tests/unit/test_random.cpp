@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "sim/distribution.hpp"
@@ -67,4 +68,24 @@ TEST(Distributions, MeansMatchTheory) {
   expect_mean(distribution::erlang(3, 1.5), 1.5 / std::sqrt(3.0), 7);
   expect_mean(distribution::constant(4.0), 0.0, 8);
   expect_mean(distribution::empirical({1.0, 2.0, 6.0}), std::sqrt(14.0 / 3.0), 9);
+  const double g1 = std::tgamma(1 + 1 / 1.6), g2 = std::tgamma(1 + 2 / 1.6);
+  expect_mean(distribution::weibull(1.6, 200.0), 200.0 * std::sqrt(g2 - g1 * g1), 10);
+}
+
+// The Weibull's survival, not only its mean: the share of draws above t is exp(-(t/scale)^shape)
+// at three points, each within 5 binomial standard errors.
+TEST(Distributions, WeibullSurvivalMatchesItsFormula) {
+  const distribution d = distribution::weibull(0.7, 50.0);
+  rng r(11);
+  const int n = 200000;
+  const std::array<double, 3> at{10.0, 50.0, 200.0};
+  std::array<int, 3> above{};
+  for (int i = 0; i < n; ++i) {
+    const double x = d.sample(r);
+    for (std::size_t k = 0; k < at.size(); ++k) above[k] += x > at[k];
+  }
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const double p = std::exp(-std::pow(at[k] / 50.0, 0.7));
+    EXPECT_NEAR(above[k] / double(n), p, 5 * std::sqrt(p * (1 - p) / n)) << at[k];
+  }
 }

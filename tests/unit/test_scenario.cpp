@@ -183,10 +183,10 @@ TEST(Scenario, DistributionsAreChecked) {
                "test.json: /release/session_s/scale: expected a parameter of the exponential "
                "distribution (mean), found 'scale'");
   expect_error({"/release={\"mode\":\"concurrency\",\"slots\":2,\"session_s\":{\"dist\":"
-                "\"weibull\"}}"},
+                "\"pareto\"}}"},
                "test.json: /release/session_s/dist: expected one of: deterministic, exponential, "
-               "uniform, normal, lognormal, gamma, erlang, empirical, found a string "
-               "(\"weibull\")");
+               "uniform, normal, lognormal, gamma, erlang, empirical, weibull, found a "
+               "string (\"pareto\")");
 }
 
 TEST(Scenario, ArrayItemsAreNamedByIndex) {
