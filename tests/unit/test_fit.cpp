@@ -4,12 +4,18 @@
 // stated beside each threshold.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <sstream>
 #include <vector>
 
+#include "models/fit/calibrate.hpp"
 #include "models/fit/change_points.hpp"
+#include "models/fit/event_log.hpp"
 #include "models/fit/survival.hpp"
+#include "sim/input_error.hpp"
 #include "sim/random.hpp"
 
 using namespace waitroom;
@@ -193,4 +199,195 @@ TEST(ChangePoints, AConstantRateIsOneSegmentAndCountsAddUp) {
                std::invalid_argument);
   EXPECT_THROW(models::fit::fit_change_points(std::vector<std::uint64_t>{1, 2}, 0.0),
                std::invalid_argument);
+}
+
+namespace {
+
+std::vector<models::fit::user_record> read_log(const std::string& text,
+                                               models::fit::time_unit unit = {}) {
+  std::istringstream in(text);
+  std::vector<models::fit::user_record> out;
+  models::fit::read_event_log(in, "log", unit,
+                              [&](const models::fit::user_record& r) { out.push_back(r); });
+  return out;
+}
+
+// The message of the input_error reading `text` throws ("" if none).
+std::string log_error(const std::string& text) {
+  try {
+    read_log(text);
+  } catch (const sim::input_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(EventLog, ReadsIso8601WithItsOffset) {
+  using models::fit::parse_iso8601;
+  EXPECT_DOUBLE_EQ(*parse_iso8601("2026-11-29T10:00:00Z"), 1795946400.0);
+  EXPECT_DOUBLE_EQ(*parse_iso8601("2026-11-29T11:00:00+01:00"), 1795946400.0);
+  EXPECT_DOUBLE_EQ(*parse_iso8601("2026-11-29T05:30:00-0430"), 1795946400.0);
+  EXPECT_DOUBLE_EQ(*parse_iso8601("1999-12-31 23:59:59.250Z"), 946684799.25);
+  EXPECT_FALSE(parse_iso8601("2026-11-29T10:00:00"));  // no offset: the zone is unknown
+  EXPECT_FALSE(parse_iso8601("2026-02-30T10:00:00Z"));
+  EXPECT_FALSE(parse_iso8601("2026-11-29T24:00:00Z"));
+  EXPECT_FALSE(parse_iso8601("yesterday"));
+}
+
+TEST(EventLog, JsonLinesAndCsvGiveTheSameRecords) {
+  const auto j = read_log(
+      "{\"user\": \"a\", \"class\": \"vip\", \"joined_at\": 100, \"released_at\": 130.5}\n"
+      "\n"
+      "{\"user\": 7, \"class\": \"normal\", \"joined_at\": \"1970-01-01T00:01:41Z\", "
+      "\"left_at\": 160, \"purchased\": false, \"done_at\": null}\n");
+  const auto c = read_log(
+      "user,class,joined_at,released_at,left_at,purchased\r\n"
+      "a,vip,100,130.5,,\r\n"
+      "7,normal,1970-01-01T00:01:41Z,,160,0\r\n");
+  ASSERT_EQ(j.size(), 2u);
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto* log : {&j, &c}) {
+    const auto& r = *log;
+    EXPECT_EQ(r[0].user, "a");
+    EXPECT_EQ(r[0].user_class, "vip");
+    EXPECT_DOUBLE_EQ(r[0].joined_s, 100);
+    EXPECT_DOUBLE_EQ(*r[0].released_s, 130.5);
+    EXPECT_FALSE(r[0].left_s);
+    EXPECT_EQ(r[1].user, "7");
+    EXPECT_DOUBLE_EQ(r[1].joined_s, 101);
+    EXPECT_DOUBLE_EQ(*r[1].left_s, 160);
+    EXPECT_FALSE(*r[1].purchased);
+    EXPECT_FALSE(r[1].done_s);
+  }
+  EXPECT_EQ(j[1].line, 3u);  // lines count from 1, blank ones included
+  const auto ms = read_log("user,class,joined_at\nx,all,2500\n", models::fit::time_unit::ms);
+  EXPECT_DOUBLE_EQ(ms[0].joined_s, 2.5);
+}
+
+TEST(EventLog, BadLogsNameTheLineAndTheField) {
+  const std::string head = "user,class,joined_at,released_at,left_at\n";
+  EXPECT_EQ(log_error(head + "a,all,10,,\nb,all,5,,\n"),
+            "log:3: /joined_at: expected records in the order users joined, found 5.000 s "
+            "before the record above");
+  EXPECT_EQ(log_error(head + "a,all,10,,4\n"),
+            "log:2: /left_at: expected a time at or after joined_at, found 6.000 s before it");
+  EXPECT_EQ(log_error(head + "a,all,10,12,\nb,all,11,,\na,all,12,,\n"),
+            "log:4: /user: expected each user once, found the user of line 2 again");
+  EXPECT_EQ(log_error("user,joined_at\na,1\n"),
+            "log:1: expected a header naming the column 'class', found none");
+  EXPECT_EQ(log_error("user,class,joined_at,seen_at\n"),
+            "log:1: expected only the fields user, class, joined_at, released_at, left_at, "
+            "done_at, reached_backend_at, purchased, found 'seen_at'");
+  EXPECT_EQ(log_error(head + "a,all,2026-11-29T10:00:00,,\n"),
+            "log:2: /joined_at: expected an ISO 8601 time with a UTC offset "
+            "(2026-11-29T10:00:00+01:00) or a number, found '2026-11-29T10:00:00'");
+  EXPECT_EQ(log_error(head + "a,\xff"
+                             "all,1,,\n"),
+            "log:2: expected UTF-8 text, found a byte 0xff that is not (column 3)");
+  EXPECT_EQ(log_error(""), "log: expected at least one user's record, found none");
+  EXPECT_EQ(log_error(head + "a,all,1,2,3\n"),
+            "log:2: /left_at: expected a user who gave up or was released, not both, found "
+            "left_at and released_at");
+  EXPECT_EQ(log_error(head + "a,all,1,2\n"),
+            "log:2: expected 5 cells, as the header names, found 4");
+  EXPECT_EQ(log_error("{\"user\": \"a\", \"class\": \"all\"}\n"),
+            "log:1: /joined_at: expected the time the user joined, found none");
+  EXPECT_EQ(log_error("{\"user\": \"a\", \"class\": \"all\", \"joined_at\": 1\n"),
+            log_error("{\"user\": \"a\", \"class\": \"all\", \"joined_at\": 1\n"));
+  EXPECT_NE(log_error("{\"user\": \"a\", \"class\": \"all\", \"joined_at\": 1\n")
+                .find("log:1: expected a JSON object on each line"),
+            std::string::npos);
+}
+
+TEST(EventLog, ReadsTheProgramsOwnTrace) {
+  const auto r = read_log(
+      R"({"t_s":0,"user":0,"token":"aa","class":"vip","action":"enter","list":0,"queue_length":1}
+{"t_s":0.5,"user":null,"token":null,"class":"normal","action":"direct","list":-1,"queue_length":1}
+{"t_s":1,"user":1,"token":"bb","class":"normal","action":"enter","list":0,"queue_length":2}
+{"t_s":2,"user":0,"token":"aa","class":"vip","action":"release","list":0,"queue_length":1}
+{"t_s":2,"user":0,"token":"aa","class":"vip","action":"no_show","list":-1,"queue_length":1}
+{"t_s":3,"user":1,"token":"bb","class":"normal","action":"abandon","list":0,"queue_length":0}
+)");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].user_class, "vip");
+  EXPECT_DOUBLE_EQ(*r[0].released_s, 2);
+  EXPECT_TRUE(r[0].no_show);
+  EXPECT_EQ(r[1].user_class, "normal");
+  EXPECT_DOUBLE_EQ(r[1].joined_s, 1);
+  EXPECT_DOUBLE_EQ(*r[1].left_s, 3);
+}
+
+namespace {
+
+// A log of a FIFO room by hand: arrivals at 4/s for 300 s then 1/s for 300 s, 25% VIP, every
+// user with exponential patience (mean 90 s), one release every 0.4 s (2.5/s) to the first in
+// line who is still there; a released user is served for an exponential 2 s after 1 s.
+std::string fifo_log(std::uint64_t seed) {
+  sim::rng r(seed);
+  std::vector<double> joins;
+  for (double t = exponential_draw(r, 0.25); t < 600;
+       t += exponential_draw(r, t < 300 ? 0.25 : 1.0))
+    joins.push_back(t);
+  const std::size_t n = joins.size();
+  std::vector<std::string> classes(n), out(n);
+  std::vector<double> patience(n);
+  for (std::size_t u = 0; u < n; ++u) {
+    classes[u] = r.uniform01() < 0.25 ? "vip" : "normal";
+    patience[u] = exponential_draw(r, 90);
+  }
+  const auto gave_up = [&](std::size_t u) {
+    out[u] = fmt::format("{},{},{:.6f},,{:.6f},,", u, classes[u], joins[u], joins[u] + patience[u]);
+  };
+  std::size_t head = 0;
+  for (double t = 0.4; head < n && t < 1200; t += 0.4) {
+    while (head < n && joins[head] <= t && joins[head] + patience[head] < t) gave_up(head++);
+    if (head < n && joins[head] <= t) {
+      const double reached = t + 1, done = reached + exponential_draw(r, 2);
+      out[head] = fmt::format("{},{},{:.6f},{:.6f},,{:.6f},{:.6f}", head, classes[head],
+                              joins[head], t, reached, done);
+      ++head;
+    }
+  }
+  while (head < n) gave_up(head++);
+  std::string log = "user,class,joined_at,released_at,left_at,reached_backend_at,done_at\n";
+  for (const auto& l : out) log += l + "\n";
+  return log;
+}
+
+}  // namespace
+
+TEST(Calibrate, RecoversArrivalsSharesPatienceAndTheRelease) {
+  std::istringstream in(fifo_log(5));
+  const auto c = models::fit::calibrate(in, "fifo.csv", {});
+  ASSERT_EQ(c.segments.size(), 2u);
+  EXPECT_NEAR(c.segments[0].duration_s, 300, 5);
+  EXPECT_LE(c.segments[0].lo, 4.0);
+  EXPECT_GE(c.segments[0].hi, 4.0);
+  EXPECT_LE(c.segments[1].lo, 1.0);
+  EXPECT_GE(c.segments[1].hi, 1.0);
+  ASSERT_EQ(c.classes.size(), 2u);
+  for (const auto& cl : c.classes) {
+    ASSERT_FALSE(cl.patience.empty()) << cl.name;
+    for (const auto& f : cl.patience)
+      if (f.kind == family::exponential) {
+        EXPECT_LE(f.parameters[0].lo, 1 / 90.0) << cl.name;
+        EXPECT_GE(f.parameters[0].hi, 1 / 90.0) << cl.name;
+      }
+  }
+  const auto j = models::fit::fit_json(c);
+  for (const auto& cl : j["classes"]) {
+    const double truth = cl["name"] == "vip" ? 0.25 : 0.75;
+    EXPECT_LE(cl["share"]["lo"].get<double>(), truth);
+    EXPECT_GE(cl["share"]["hi"].get<double>(), truth);
+  }
+  EXPECT_NEAR(c.release_rate_per_s, 2.5, 0.05);
+  const auto s = models::fit::scenario_json(c, "fitted");
+  EXPECT_EQ(s["release"]["batch"], 1);    // 2.5/s x 200 ms = 0.5: one a tick,
+  EXPECT_EQ(s["release"]["interval_ms"],  // every 1000/rate ms, about 400
+            std::llround(1000.0 / c.release_rate_per_s));
+  EXPECT_EQ(s["arrivals"]["segments"].size(), 2u);
+  EXPECT_TRUE(s.contains("backend"));
+  EXPECT_FALSE(s["backend"].contains("no_show_probability"));  // everyone released came
 }

@@ -1,0 +1,263 @@
+#include "models/fit/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/beta.hpp>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "sim/input_error.hpp"
+
+namespace waitroom::models::fit {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double least_wait_s = 1e-3;  // a give-up logged at the join counts as 1 ms
+
+void count(std::vector<std::uint64_t>& bins, double t, double bin_s) {
+  const auto b = static_cast<std::size_t>(std::max(0.0, std::floor(t / bin_s)));
+  if (b >= bins.size()) bins.resize(b + 1, 0);
+  ++bins[b];
+}
+
+json distribution_json(const survival_fit& f) {
+  const auto& p = f.parameters;
+  switch (f.kind) {
+    case family::exponential:
+      return {{"dist", "exponential"}, {"mean", 1 / p[0].value}};
+    case family::weibull:
+      return {{"dist", "weibull"}, {"shape", p[0].value}, {"scale", p[1].value}};
+    case family::lognormal: {
+      const double mean = std::exp(p[0].value + 0.5 * p[1].value * p[1].value);
+      return {{"dist", "lognormal"},
+              {"mean", mean},
+              {"stddev", mean * std::sqrt(std::expm1(p[1].value * p[1].value))}};
+    }
+  }
+  return {};
+}
+
+json fits_json(const std::vector<survival_fit>& fits) {
+  json out = json::array();
+  for (const auto& f : fits) {
+    json params = json::object();
+    for (const auto& p : f.parameters)
+      params[p.name] = {{"value", p.value}, {"lo", p.lo}, {"hi", p.hi}};
+    out.push_back({{"family", name_of(f.kind)},
+                   {"parameters", params},
+                   {"mean_s", f.mean_s()},
+                   {"log_likelihood", f.log_likelihood},
+                   {"aic", f.aic},
+                   {"ks_distance", f.ks_distance},
+                   {"n", f.n},
+                   {"events", f.events}});
+  }
+  return out;
+}
+
+// Clopper-Pearson's exact 95% interval of a share k / n.
+std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n) {
+  const auto kd = static_cast<double>(k), nd = static_cast<double>(n);
+  const double lo =
+      k == 0 ? 0.0
+             : boost::math::quantile(boost::math::beta_distribution<>(kd, nd - kd + 1), 0.025);
+  const double hi =
+      k == n ? 1.0
+             : boost::math::quantile(boost::math::beta_distribution<>(kd + 1, nd - kd), 0.975);
+  return {lo, hi};
+}
+
+}  // namespace
+
+calibration calibrate(std::istream& in, const std::string& name, const calibrate_options& o) {
+  calibration c;
+  c.log = name;
+  c.bin_s = o.bin_s;
+  std::map<std::string, std::size_t> index;
+  std::vector<std::vector<observation>> patience;
+  std::vector<std::vector<double>> waiting_joined;  // censored at the log's end
+  std::vector<observation> service;
+  std::vector<double> in_service;               // reached, not done: censored at the log's end
+  std::vector<std::pair<double, int>> backend;  // +1 reached, -1 done
+  std::vector<double> exits;                    // released or gave up, from the start
+  double first_release = std::numeric_limits<double>::infinity(), last_release = -first_release;
+  std::uint64_t released = 0, reached = 0, traced_no_shows = 0;
+  read_event_log(in, name, o.unit, [&](const user_record& r) {
+    if (c.users++ == 0) c.start_s = r.joined_s;
+    count(c.arrivals_per_bin, r.joined_s - c.start_s, o.bin_s);
+    auto [it, added] = index.try_emplace(r.user_class, c.classes.size());
+    if (added) {
+      c.classes.push_back({r.user_class});
+      patience.emplace_back();
+      waiting_joined.emplace_back();
+    }
+    class_calibration& cl = c.classes[it->second];
+    ++cl.users;
+    c.end_s = std::max(c.end_s, r.joined_s);
+    for (const auto& t : {r.released_s, r.left_s, r.reached_s, r.done_s})
+      if (t) c.end_s = std::max(c.end_s, *t);
+    if (r.left_s || r.released_s) exits.push_back(r.left_s.value_or(*r.released_s) - c.start_s);
+    if (r.left_s) {
+      ++cl.gave_up;
+      patience[it->second].push_back({std::max(*r.left_s - r.joined_s, least_wait_s), true});
+    } else if (r.released_s) {
+      ++cl.released;
+      ++released;
+      const double w = *r.released_s - r.joined_s;
+      if (w > 0) patience[it->second].push_back({w, false});
+      cl.released_waits_s.push_back(w);
+      count(c.released_per_bin, *r.released_s - c.start_s, o.bin_s);
+      first_release = std::min(first_release, *r.released_s);
+      last_release = std::max(last_release, *r.released_s);
+      traced_no_shows += r.no_show;
+    } else {
+      ++cl.waiting;
+      waiting_joined[it->second].push_back(r.joined_s);
+    }
+    if (r.reached_s) {
+      ++reached;
+      if (r.done_s) {
+        service.push_back({std::max(*r.done_s - *r.reached_s, least_wait_s), true});
+        backend.emplace_back(*r.reached_s, 1);
+        backend.emplace_back(*r.done_s, -1);
+      } else {
+        in_service.push_back(*r.reached_s);
+      }
+    }
+  });
+  for (std::size_t k = 0; k < c.classes.size(); ++k) {
+    for (double joined : waiting_joined[k])
+      if (c.end_s > joined) patience[k].push_back({c.end_s - joined, false});
+    if (c.classes[k].gave_up > 0) {
+      c.classes[k].patience = fit_families(patience[k]);
+      c.classes[k].kaplan_meier = kaplan_meier(patience[k]);
+    }
+  }
+  c.segments = fit_change_points(c.arrivals_per_bin, o.bin_s);
+  if (last_release > first_release)
+    c.throughput_per_s = static_cast<double>(released) / (last_release - first_release);
+  // Users waiting at each bin boundary: joined before it, not yet released or gone.
+  std::sort(exits.begin(), exits.end());
+  std::uint64_t joined = 0, busy_released = 0;
+  std::size_t gone = 0;
+  std::vector<std::uint64_t> waiting_at;  // at the start of bin k
+  for (std::size_t k = 0; k <= c.released_per_bin.size(); ++k) {
+    const double edge = static_cast<double>(k) * o.bin_s;
+    while (gone < exits.size() && exits[gone] < edge) ++gone;
+    waiting_at.push_back(joined - std::min<std::uint64_t>(joined, gone));
+    if (k < c.arrivals_per_bin.size()) joined += c.arrivals_per_bin[k];
+  }
+  for (std::size_t k = 0; k < c.released_per_bin.size(); ++k)
+    if (waiting_at[k] > 0 && waiting_at[k + 1] > 0) {
+      ++c.busy_bins;
+      busy_released += c.released_per_bin[k];
+    }
+  if (c.busy_bins > 0)
+    c.release_rate_per_s =
+        static_cast<double>(busy_released) / (static_cast<double>(c.busy_bins) * o.bin_s);
+  if (!service.empty()) {
+    for (double t : in_service)
+      if (c.end_s > t) service.push_back({c.end_s - t, false});
+    c.service = fit_families(service);
+    std::sort(backend.begin(), backend.end());  // a departure before an arrival at one instant
+    std::int64_t now = 0;
+    for (const auto& [t, d] : backend) {
+      now += d;
+      c.peak_in_backend =
+          std::max(c.peak_in_backend, static_cast<std::uint64_t>(std::max<std::int64_t>(now, 0)));
+    }
+  }
+  // A log that records arrivals at the backend: a released user without one never came.
+  if (reached > 0 || traced_no_shows > 0) {
+    c.released_known = released;
+    c.no_shows = traced_no_shows > 0 ? traced_no_shows : released - std::min(released, reached);
+  }
+  return c;
+}
+
+json scenario_json(const calibration& c, const std::string& name) {
+  json classes = json::array();
+  for (const auto& cl : c.classes) {
+    json k{{"name", cl.name},
+           {"share", static_cast<double>(cl.users) / static_cast<double>(c.users)}};
+    if (!cl.patience.empty()) k["patience_s"] = distribution_json(cl.patience.front());
+    classes.push_back(k);
+  }
+  json segments = json::array();
+  for (const auto& s : c.segments)
+    segments.push_back({{"duration_s", s.duration_s}, {"rate_per_s", s.rate_per_s}});
+  // A whole batch near every 200 ms, the interval then rounded to whole milliseconds so that
+  // batch / interval is the fitted rate (2.5/s: 1 every 400 ms; 80/s: 16 every 200 ms).
+  const double rate = c.release_rate_per_s > 0 ? c.release_rate_per_s : c.throughput_per_s;
+  const auto batch = std::max<std::int64_t>(1, std::llround(rate * 0.2));
+  const auto interval_ms =
+      rate > 0 ? std::max<std::int64_t>(1, std::llround(1000.0 * static_cast<double>(batch) / rate))
+               : 1000;
+  json out{{"name", name},
+           {"description",
+            fmt::format("Fitted by waitroom fit from {}: {} users, {} classes, {} arrival "
+                        "segments; released at {:.2f} users/s ({} every {} ms)",
+                        c.log, c.users, c.classes.size(), c.segments.size(), c.release_rate_per_s,
+                        batch, interval_ms)},
+           {"classes", classes},
+           {"arrivals", {{"process", "piecewise"}, {"segments", segments}}},
+           {"release", {{"mode", "tick"}, {"interval_ms", interval_ms}, {"batch", batch}}}};
+  if (!c.service.empty()) {
+    json b{{"workers", std::max<std::uint64_t>(1, c.peak_in_backend)},
+           {"service_s", distribution_json(c.service.front())}};
+    if (c.released_known > 0 && c.no_shows > 0)
+      b["no_show_probability"] =
+          static_cast<double>(c.no_shows) / static_cast<double>(c.released_known);
+    out["backend"] = b;
+  }
+  return out;
+}
+
+json fit_json(const calibration& c) {
+  json classes = json::array();
+  for (const auto& cl : c.classes) {
+    const auto [lo, hi] = share_interval(cl.users, c.users);
+    json k{{"name", cl.name},
+           {"users", cl.users},
+           {"share",
+            {{"value", static_cast<double>(cl.users) / static_cast<double>(c.users)},
+             {"lo", lo},
+             {"hi", hi}}},
+           {"released", cl.released},
+           {"gave_up", cl.gave_up},
+           {"waiting_at_end", cl.waiting},
+           {"patience", fits_json(cl.patience)}};
+    classes.push_back(k);
+  }
+  json segments = json::array();
+  for (const auto& s : c.segments)
+    segments.push_back({{"start_s", s.start_s},
+                        {"duration_s", s.duration_s},
+                        {"arrivals", s.arrivals},
+                        {"rate_per_s", {{"value", s.rate_per_s}, {"lo", s.lo}, {"hi", s.hi}}}});
+  json out{{"log", c.log},
+           {"users", c.users},
+           {"span_s", c.end_s - c.start_s},
+           {"bin_s", c.bin_s},
+           {"arrivals", segments},
+           {"classes", classes},
+           {"release_rate_per_s", c.release_rate_per_s},
+           {"busy_s", static_cast<double>(c.busy_bins) * c.bin_s},
+           {"throughput_per_s", c.throughput_per_s},
+           {"service", fits_json(c.service)}};
+  if (c.released_known > 0) {
+    const auto [lo, hi] = share_interval(c.no_shows, c.released_known);
+    out["no_show_share"] = {
+        {"value", static_cast<double>(c.no_shows) / static_cast<double>(c.released_known)},
+        {"lo", lo},
+        {"hi", hi}};
+  }
+  return out;
+}
+
+}  // namespace waitroom::models::fit
