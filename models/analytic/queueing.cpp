@@ -189,12 +189,12 @@ std::map<double, std::vector<std::size_t>> by_level(const scenario& s) {
   return out;
 }
 
-std::vector<double> level_rates(const scenario& s,
+std::vector<double> level_rates(const scenario& s, double lambda,
                                 const std::map<double, std::vector<std::size_t>>& levels) {
   std::vector<double> out;
   for (const auto& [lvl, ks] : levels) {
     double l = 0;
-    for (auto k : ks) l += s.arrivals.rate_per_s * s.classes[k].share;
+    for (auto k : ks) l += lambda * s.classes[k].share;
     out.push_back(l);
   }
   return out;
@@ -221,7 +221,7 @@ bool one_order(const scenario& s) {
   return true;
 }
 
-estimate_or_reason renewal_estimate(const scenario& s) {
+estimate_or_reason renewal_estimate(const scenario& s, const sim::distribution& interarrival_s) {
   if (s.release.mode != release_mode::concurrency || s.lists.size() > 1 || s.admission ||
       s.returns || s.compensation)
     return {std::nullopt, "renewal arrivals: only one FIFO server (G/M/1) has a closed form here"};
@@ -232,16 +232,15 @@ estimate_or_reason renewal_estimate(const scenario& s) {
     return {std::nullopt,
             "renewal arrivals: only one server with exponential sessions in one order (G/M/1)"};
   const double es = s.release.session.mean();
-  if (s.arrivals.interarrival_s.mean() <= es)
+  if (interarrival_s.mean() <= es)
     return {std::nullopt, "the load is at or above capacity: no steady state", true};
-  auto g = gm1(s.arrivals.interarrival_s, es);
+  auto g = gm1(interarrival_s, es);
   if (!g)
     return {std::nullopt, std::string("renewal arrivals: no closed-form transform of a ") +
-                              sim::to_string(s.arrivals.interarrival_s.kind) +
-                              " interarrival time"};
+                              sim::to_string(interarrival_s.kind) + " interarrival time"};
   analytic_estimate e;
   e.model = fmt::format("G/M/1 with {} interarrival times (sigma = {:.6f})",
-                        sim::to_string(s.arrivals.interarrival_s.kind), g->sigma);
+                        sim::to_string(interarrival_s.kind), g->sigma);
   e.mean_wait_s.assign(s.classes.size(), g->mean_wait_s);
   e.p_wait = g->sigma;
   return {e, ""};
@@ -256,17 +255,13 @@ estimate_or_reason analytic_for(const scenario& s) {
                               " release: no closed form here (docs/products.md)"};
   const estimate_or_reason not_poisson{
       std::nullopt, "arrivals are not a plain Poisson process (closed forms need one)"};
-  switch (s.arrivals.kind) {  // no default: a new kind says whether a closed form holds
-    case arrival_kind::poisson:
-      if (s.arrivals.backlog_users > 0) return not_poisson;
-      break;
-    case arrival_kind::renewal:
-      if (s.arrivals.backlog_users == 0) return renewal_estimate(s);
-      return not_poisson;
-    case arrival_kind::piecewise:
-    case arrival_kind::trace:
-      return not_poisson;
-  }
+  // The arrivals say which closed forms hold (models/spec/arrival_spec.cpp); a backlog is a
+  // queue at the start, which no steady state has.
+  if (const auto* interarrival_s = s.arrivals.renewal_interarrival_s())
+    return s.arrivals.backlog_users == 0 ? renewal_estimate(s, *interarrival_s) : not_poisson;
+  const auto rate = s.arrivals.steady_poisson_rate_per_s();
+  if (!rate || s.arrivals.backlog_users > 0) return not_poisson;
+  const double lambda = *rate;
   if (s.release.mode == release_mode::tick) {
     if (s.admission || s.returns) return {std::nullopt, "admission caps or returns"};
     for (const auto& k : s.classes)
@@ -276,8 +271,8 @@ estimate_or_reason analytic_for(const scenario& s) {
     if (s.policy.order == ordering::level && s.lists.size() == 1) {
       const auto levels = by_level(s);
       if (levels.size() > 1) {
-        auto w = tick_priority_mean_waits(level_rates(s, levels), s.release.interval.seconds(),
-                                          s.release.batch);
+        auto w = tick_priority_mean_waits(level_rates(s, lambda, levels),
+                                          s.release.interval.seconds(), s.release.batch);
         if (!w) return {std::nullopt, "the load is at or above capacity: no steady state", true};
         analytic_estimate e;
         e.model = fmt::format(
@@ -287,8 +282,7 @@ estimate_or_reason analytic_for(const scenario& s) {
         return {e, ""};
       }
     }
-    auto chain =
-        tick_release_chain(s.arrivals.rate_per_s, s.release.interval.seconds(), s.release.batch);
+    auto chain = tick_release_chain(lambda, s.release.interval.seconds(), s.release.batch);
     if (!chain) return {std::nullopt, "the load is at or above capacity: no steady state", true};
     analytic_estimate e;
     e.model = fmt::format("tick-release Markov chain ({} states, Eigen sparse LU)", chain->states);
@@ -316,8 +310,8 @@ estimate_or_reason analytic_for(const scenario& s) {
     if (!same_patience || s.release.session.kind != sim::dist_kind::exponential)
       return {std::nullopt,
               "abandonment other than one exponential patience with exponential sessions"};
-    auto ea = erlang_a(static_cast<int>(s.release.slots), s.arrivals.rate_per_s,
-                       s.release.session.mean(), patience);
+    auto ea =
+        erlang_a(static_cast<int>(s.release.slots), lambda, s.release.session.mean(), patience);
     analytic_estimate e;
     e.model = fmt::format("M/M/{}+M (Erlang-A): mean time in queue of everyone, served or not",
                           s.release.slots);
@@ -327,7 +321,6 @@ estimate_or_reason analytic_for(const scenario& s) {
     e.p_wait = ea.p_wait;
     return {e, ""};
   }
-  const double lambda = s.arrivals.rate_per_s;
   const double es = s.release.session.mean(), es2 = s.release.session.second_moment();
   const int c = static_cast<int>(s.release.slots);
   if (lambda * es >= c)
@@ -336,7 +329,7 @@ estimate_or_reason analytic_for(const scenario& s) {
   analytic_estimate e;
   if (s.policy.order == ordering::level && c == 1) {
     const auto levels = by_level(s);
-    auto w = cobham_mean_waits(level_rates(s, levels), es, es2);
+    auto w = cobham_mean_waits(level_rates(s, lambda, levels), es, es2);
     e.model = fmt::format(
         "{} non-preemptive priority, {} levels (Cobham)",
         s.release.session.kind == sim::dist_kind::deterministic ? "M/D/1" : "M/G/1", levels.size());
@@ -346,7 +339,7 @@ estimate_or_reason analytic_for(const scenario& s) {
   }
   if (s.policy.order == ordering::level && exponential && by_level(s).size() > 1) {
     const auto levels = by_level(s);
-    auto w = mmc_priority_mean_waits(c, level_rates(s, levels), es);
+    auto w = mmc_priority_mean_waits(c, level_rates(s, lambda, levels), es);
     e.model = fmt::format("M/M/{} non-preemptive priority, {} levels (Cobham with Erlang C)", c,
                           levels.size());
     e.mean_wait_s = per_class(s, levels, w);

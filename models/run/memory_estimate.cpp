@@ -92,52 +92,18 @@ memory_estimate estimate_memory(const scenario& s) {
   const double horizon =
       s.run.horizon_s ? *s.run.horizon_s : std::numeric_limits<double>::infinity();
   const double backlog = static_cast<double>(a.backlog_users);
-  // Queue length q(t) = backlog + arrivals(t) - mu t at most; it is piecewise linear in t for
-  // rate segments, so its maximum is at a segment's end (or the horizon).
+  // Queue length q(t) = backlog + arrivals(t) - mu t at most; the arrivals name the moments
+  // where it can peak, the last where they end.
   double peak = backlog, peak_t = 0, users = backlog, end_t = 0;
-  auto at = [&](double t, double arrived) {
+  a.peak_candidates(horizon, mu, [&](double t, double arrived) {
     const double q = backlog + arrived - mu * t;
     if (q > peak) {
       peak = q;
       peak_t = t;
     }
-  };
-  switch (a.kind) {
-    case arrival_kind::poisson:
-    case arrival_kind::renewal: {
-      const double rate = a.final_rate_per_s();
-      if (std::isfinite(horizon)) {
-        at(horizon, rate * horizon);
-        users += rate * horizon;
-        end_t = horizon;
-      }
-      break;
-    }
-    case arrival_kind::piecewise: {
-      double t = 0, arrived = 0;
-      for (const auto& seg : a.segments) {
-        const double d = std::min(seg.duration_s, horizon - t);
-        if (!(d > 0) || !std::isfinite(d)) break;
-        t += d;
-        arrived += d * seg.rate_per_s;
-        at(t, arrived);
-      }
-      users += arrived;
-      end_t = t;
-      break;
-    }
-    case arrival_kind::trace: {
-      double arrived = 0;
-      for (const auto& r : a.trace) {
-        const double t = r.time.seconds();
-        if (t > horizon) break;
-        at(t, ++arrived);
-        end_t = t;
-      }
-      users += arrived;
-      break;
-    }
-  }
+    users = backlog + arrived;
+    end_t = t;
+  });
   // A stock cap: each user who waits holds a unit of stock (admission/stock_gate.hpp).
   if (s.admission) peak = std::min(peak, static_cast<double>(s.admission->stock));
   // Patience bounds the queue: at most the users whose patience has not yet run out wait,

@@ -34,13 +34,10 @@ struct enum_names<time_unit> {
   static constexpr std::array<name_row<time_unit>, 4> table{
       {{time_unit::s, "s"}, {time_unit::ms, "ms"}, {time_unit::us, "us"}, {time_unit::min, "min"}}};
 };
+// The arrival kinds' names live with the kinds (models/spec/scenario.hpp).
 template <>
 struct enum_names<arrival_kind> {
-  static constexpr std::array<name_row<arrival_kind>, 4> table{
-      {{arrival_kind::poisson, "poisson"},
-       {arrival_kind::piecewise, "piecewise"},
-       {arrival_kind::trace, "trace"},
-       {arrival_kind::renewal, "renewal"}}};
+  static constexpr const auto& table = arrival_kind_names;
 };
 template <>
 struct enum_names<release_mode> {

@@ -1,4 +1,5 @@
-// /arrivals: the arrival process (Poisson, piecewise, trace, renewal) and the backlog.
+// /arrivals: each arrival process's keys, and the backlog. What a process answers once read
+// (does it end, its rates, its writer, its engine process) is models/spec/arrival_spec.cpp's.
 #include "models/scenario/names.hpp"
 #include "models/scenario/sections.hpp"
 
@@ -14,54 +15,58 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
       "arrivals",
       {"process", "rate_per_s", "segments", "trace_file", "interarrival_s", "backlog_users"}, true);
   arrival_spec a;
-  std::string kind = r.choice("process", std::nullopt, names_of<arrival_kind>());
+  a.kind = read_enum<arrival_kind>(r, "process", std::nullopt);
+  const std::string kind = name_of(a.kind);
   r.only_when("interarrival_s", "for process", kind, "process", "renewal");
   r.only_when("rate_per_s", "for process", kind, "process", "poisson");
   r.only_when("segments", "for process", kind, "process", "piecewise");
   r.only_when("trace_file", "for process", kind, "process", "trace");
   // Fewer than 2^31 users in a run, the backlog included.
   a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users - 1));
-  if (kind == "poisson") {
-    a.kind = arrival_kind::poisson;
-    a.rate_per_s = r.number("rate_per_s", std::nullopt, {0.0, 1e9, true});
-  } else if (kind == "piecewise") {
-    a.kind = arrival_kind::piecewise;
-    const json& segs = r.array("segments", 1);
-    double expected = 0;
-    for (std::size_t i = 0; i < segs.size(); ++i) {
-      object_reader s(segs[i], r.file(), r.pointer("segments") + "/" + std::to_string(i),
-                      {"duration_s", "rate_per_s"});
-      sim::rate_segment seg{s.number("duration_s", std::nullopt, {0.0, max_seconds, true}),
-                            s.number("rate_per_s", std::nullopt, {0.0, 1e9})};
-      expected += seg.duration_s * seg.rate_per_s;
-      a.segments.push_back(seg);
+  switch (a.kind) {  // no default: each kind reads its own keys
+    case arrival_kind::poisson:
+      a.rate_per_s = r.number("rate_per_s", std::nullopt, {0.0, 1e9, true});
+      break;
+    case arrival_kind::piecewise: {
+      const json& segs = r.array("segments", 1);
+      double expected = 0;
+      for (std::size_t i = 0; i < segs.size(); ++i) {
+        object_reader s(segs[i], r.file(), r.pointer("segments") + "/" + std::to_string(i),
+                        {"duration_s", "rate_per_s"});
+        sim::rate_segment seg{s.number("duration_s", std::nullopt, {0.0, max_seconds, true}),
+                              s.number("rate_per_s", std::nullopt, {0.0, 1e9})};
+        expected += seg.duration_s * seg.rate_per_s;
+        a.segments.push_back(seg);
+      }
+      double total_s = 0;
+      for (const auto& seg : a.segments) total_s += seg.duration_s;
+      if (total_s > max_seconds)
+        r.fail("segments",
+               fmt::format("segments lasting at most {:.0f} s together (100 years; "
+                           "the clock ends at about 292)",
+                           max_seconds),
+               fmt::format("{:.6g} s", total_s));
+      if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
+        r.fail("segments", "fewer than 2^31 expected users in one run (with backlog_users)",
+               a.backlog_users > 0 ? fmt::format("{:.3g} expected from the segments and {} in "
+                                                 "the backlog",
+                                                 expected, a.backlog_users)
+                                   : fmt::format("{:.3g} expected", expected));
+      break;
     }
-    double total_s = 0;
-    for (const auto& seg : a.segments) total_s += seg.duration_s;
-    if (total_s > max_seconds)
-      r.fail("segments",
-             fmt::format("segments lasting at most {:.0f} s together (100 years; "
-                         "the clock ends at about 292)",
-                         max_seconds),
-             fmt::format("{:.6g} s", total_s));
-    if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
-      r.fail("segments", "fewer than 2^31 expected users in one run (with backlog_users)",
-             a.backlog_users > 0 ? fmt::format("{:.3g} expected from the segments and {} in "
-                                               "the backlog",
-                                               expected, a.backlog_users)
-                                 : fmt::format("{:.3g} expected", expected));
-  } else if (kind == "renewal") {
-    a.kind = arrival_kind::renewal;
-    a.interarrival_s = read_distribution(r, "interarrival_s");
-    if (!(a.interarrival_s.mean() > 0))
-      r.fail("interarrival_s", "an interarrival time with a mean above 0",
-             fmt::format("a mean of {}", a.interarrival_s.mean()));
-  } else {
-    a.kind = arrival_kind::trace;
-    a.trace_file = r.text("trace_file", std::nullopt);
-    std::filesystem::path p(a.trace_file);
-    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-    a.trace = sim::read_trace_csv(p.string(), class_names);
+    case arrival_kind::renewal:
+      a.interarrival_s = read_distribution(r, "interarrival_s");
+      if (!(a.interarrival_s.mean() > 0))
+        r.fail("interarrival_s", "an interarrival time with a mean above 0",
+               fmt::format("a mean of {}", a.interarrival_s.mean()));
+      break;
+    case arrival_kind::trace: {
+      a.trace_file = r.text("trace_file", std::nullopt);
+      std::filesystem::path p(a.trace_file);
+      if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+      a.trace = sim::read_trace_csv(p.string(), class_names);
+      break;
+    }
   }
   return a;
 }

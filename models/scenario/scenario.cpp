@@ -53,8 +53,7 @@ void refuse_undrainable(const scenario& s, const std::string& file) {
   for (std::size_t l = 0; l < sel.weights.size() && l < s.lists.size(); ++l) {
     if (sel.weights[l] > 0.0 || s.lists[l].max_wait_s) continue;
     for (std::size_t c = 0; c < s.classes.size(); ++c) {
-      if ((s.classes[c].share <= 0.0 && s.arrivals.kind != arrival_kind::trace) ||
-          s.classes[c].patience_s)
+      if ((s.classes[c].share <= 0.0 && s.arrivals.classes_by_share()) || s.classes[c].patience_s)
         continue;
       for (std::uint32_t to : s.route[c])
         if (to == l)
@@ -255,20 +254,6 @@ void apply_unset(json& j, const std::string& pointer) {
   } else {
     parent.erase(static_cast<std::size_t>(std::stoull(last)));  // contains() checked the index
   }
-}
-
-sim::arrival_process make_arrival_process(const arrival_spec& a) {
-  switch (a.kind) {
-    case arrival_kind::poisson:
-      return sim::arrival_process::poisson(a.rate_per_s);
-    case arrival_kind::piecewise:
-      return sim::arrival_process::piecewise(a.segments);
-    case arrival_kind::trace:
-      return sim::arrival_process::replay(a.trace);
-    case arrival_kind::renewal:
-      return sim::arrival_process::renewal(a.interarrival_s);
-  }
-  return sim::arrival_process::poisson(1.0);
 }
 
 }  // namespace waitroom::models

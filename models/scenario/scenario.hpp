@@ -24,8 +24,6 @@ void apply_override(nlohmann::json& j, const std::string& assignment);
 // name a value that is there.
 void apply_unset(nlohmann::json& j, const std::string& pointer);
 
-// The arrival process a scenario's arrivals section describes (the room's and load mode's).
-sim::arrival_process make_arrival_process(const arrival_spec& a);
 nlohmann::json to_json(const sim::distribution& d);
 nlohmann::json to_json(const scenario& s);
 

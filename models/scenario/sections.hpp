@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/json/distribution_json.hpp"
 #include "models/json/json_reader.hpp"
 #include "models/scenario/scenario.hpp"
 #include "sim/time.hpp"
@@ -16,10 +17,6 @@ namespace waitroom::models::section {
 inline constexpr double max_seconds = sim::max_input_seconds;
 inline constexpr std::int64_t max_users = std::int64_t{1} << 31;
 inline constexpr double max_samples = 1e7;  // queue-length samples a run may record
-
-// read_distribution.cpp
-sim::distribution read_distribution(const object_reader& parent, const std::string& key);
-json write_distribution(const sim::distribution& d);
 
 // read_classes.cpp
 std::vector<user_class> read_classes(const object_reader& top);

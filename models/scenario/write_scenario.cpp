@@ -27,29 +27,7 @@ json to_json(const scenario& s) {
     j["skus"] = json::array();
     for (const auto& k : s.skus) j["skus"].push_back({{"name", k.name}, {"share", k.share}});
   }
-  json a;
-  switch (s.arrivals.kind) {
-    case arrival_kind::poisson:
-      a["process"] = name_of(arrival_kind::poisson);
-      a["rate_per_s"] = s.arrivals.rate_per_s;
-      break;
-    case arrival_kind::piecewise:
-      a["process"] = name_of(arrival_kind::piecewise);
-      a["segments"] = json::array();
-      for (const auto& seg : s.arrivals.segments)
-        a["segments"].push_back({{"duration_s", seg.duration_s}, {"rate_per_s", seg.rate_per_s}});
-      break;
-    case arrival_kind::trace:
-      a["process"] = name_of(arrival_kind::trace);
-      a["trace_file"] = s.arrivals.trace_file;
-      break;
-    case arrival_kind::renewal:
-      a["process"] = name_of(arrival_kind::renewal);
-      a["interarrival_s"] = to_json(s.arrivals.interarrival_s);
-      break;
-  }
-  a["backlog_users"] = s.arrivals.backlog_users;
-  j["arrivals"] = a;
+  j["arrivals"] = s.arrivals.to_json();
   j["queue"] = {{"policy", to_string(s.policy.order)},
                 {"time_unit", to_string(s.policy.unit)},
                 {"score_noise", s.policy.noise}};
@@ -207,7 +185,7 @@ json to_json(const scenario& s) {
 }
 
 json to_json(const sim::distribution& d) {
-  return section::write_distribution(d);
+  return write_distribution(d);
 }
 
 const char* to_string(ordering o) {

@@ -1,8 +1,14 @@
+// Every arrival kind's answers, one switch per question, none with `default:` (a new kind
+// that misses one does not compile): nothing outside this file switches on the kind but the
+// scenario reader, which reads each kind's keys (models/scenario/read_arrivals.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
+#include "models/json/distribution_json.hpp"
 #include "models/spec/scenario.hpp"
 
 namespace waitroom::models {
@@ -85,6 +91,119 @@ bool arrival_spec::none() const {
       return false;
   }
   return false;
+}
+
+bool arrival_spec::classes_by_share() const {
+  switch (kind) {
+    case arrival_kind::poisson:
+    case arrival_kind::piecewise:
+    case arrival_kind::renewal:
+      return true;
+    case arrival_kind::trace:
+      return false;
+  }
+  return true;
+}
+
+std::optional<double> arrival_spec::steady_poisson_rate_per_s() const {
+  switch (kind) {
+    case arrival_kind::poisson:
+      return rate_per_s;
+    case arrival_kind::piecewise:  // even one endless segment: the closed forms take poisson's
+    case arrival_kind::renewal:
+    case arrival_kind::trace:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+const sim::distribution* arrival_spec::renewal_interarrival_s() const {
+  switch (kind) {
+    case arrival_kind::renewal:
+      return &interarrival_s;
+    case arrival_kind::poisson:  // a renewal process too, but M/... has the closed forms
+    case arrival_kind::piecewise:
+    case arrival_kind::trace:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+void arrival_spec::peak_candidates(double horizon_s, double /*release_per_s*/,
+                                   const std::function<void(double, double)>& at) const {
+  // The kinds here arrive at a piecewise constant rate, so the queue is piecewise linear and
+  // peaks where a rate changes (a trace: at an arrival), whatever the release rate.
+  switch (kind) {
+    case arrival_kind::poisson:
+    case arrival_kind::renewal:
+      if (std::isfinite(horizon_s)) at(horizon_s, final_rate_per_s() * horizon_s);
+      return;
+    case arrival_kind::piecewise: {
+      double t = 0, arrived = 0;
+      for (const auto& seg : segments) {
+        const double d = std::min(seg.duration_s, horizon_s - t);
+        if (!(d > 0) || !std::isfinite(d)) break;
+        t += d;
+        arrived += d * seg.rate_per_s;
+        at(t, arrived);
+      }
+      return;
+    }
+    case arrival_kind::trace: {
+      double arrived = 0;
+      for (const auto& r : trace) {
+        const double t = r.time.seconds();
+        if (t > horizon_s) break;
+        at(t, ++arrived);
+      }
+      return;
+    }
+  }
+}
+
+namespace {
+const char* name_of_kind(arrival_kind k) {
+  for (const auto& [kind, name] : arrival_kind_names)
+    if (kind == k) return name.data();
+  return arrival_kind_names.front().second.data();  // unreachable for a valid kind
+}
+}  // namespace
+
+nlohmann::json arrival_spec::to_json() const {
+  nlohmann::json a;
+  a["process"] = name_of_kind(kind);
+  switch (kind) {
+    case arrival_kind::poisson:
+      a["rate_per_s"] = rate_per_s;
+      break;
+    case arrival_kind::piecewise:
+      a["segments"] = nlohmann::json::array();
+      for (const auto& seg : segments)
+        a["segments"].push_back({{"duration_s", seg.duration_s}, {"rate_per_s", seg.rate_per_s}});
+      break;
+    case arrival_kind::trace:
+      a["trace_file"] = trace_file;
+      break;
+    case arrival_kind::renewal:
+      a["interarrival_s"] = write_distribution(interarrival_s);
+      break;
+  }
+  a["backlog_users"] = backlog_users;
+  return a;
+}
+
+sim::arrival_process make_arrival_process(const arrival_spec& a) {
+  switch (a.kind) {
+    case arrival_kind::poisson:
+      return sim::arrival_process::poisson(a.rate_per_s);
+    case arrival_kind::piecewise:
+      return sim::arrival_process::piecewise(a.segments);
+    case arrival_kind::trace:
+      return sim::arrival_process::replay(a.trace);
+    case arrival_kind::renewal:
+      return sim::arrival_process::renewal(a.interarrival_s);
+  }
+  return sim::arrival_process::poisson(1.0);
 }
 
 }  // namespace waitroom::models

@@ -2,10 +2,16 @@
 // A scenario: everything one run needs, validated. Loaded from JSON (units in key names)
 // and written back as the canonical "effective scenario" echoed in every result by
 // models/scenario/scenario.hpp; these are the types every model reads.
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "models/scores/score_policy.hpp"
 #include "models/spec/release_spec.hpp"
@@ -27,6 +33,12 @@ struct user_class {
 };
 
 enum class arrival_kind { poisson, piecewise, trace, renewal };
+// Each kind's name in the scenario, in the enum's order (the reader lists them in this order).
+inline constexpr std::array<std::pair<arrival_kind, std::string_view>, 4> arrival_kind_names{
+    {{arrival_kind::poisson, "poisson"},
+     {arrival_kind::piecewise, "piecewise"},
+     {arrival_kind::trace, "trace"},
+     {arrival_kind::renewal, "renewal"}}};
 
 struct arrival_spec {
   arrival_kind kind = arrival_kind::poisson;
@@ -37,20 +49,40 @@ struct arrival_spec {
   sim::distribution interarrival_s = sim::distribution::exponential(1.0);  // renewal
   std::uint64_t backlog_users = 0;
 
-  // What every reader of a scenario asks of its arrivals (the scenario reader, the memory
-  // estimate, the analytic module): each kind answers in a switch without `default:`, so a
-  // new kind that does not answer is a compile error (models/spec/arrival_spec.cpp).
+  // What every reader of a scenario asks of its arrivals (the scenario reader and writer, the
+  // room, the memory estimate, the analytic module): each kind answers in a switch without
+  // `default:` in models/spec/arrival_spec.cpp, so a new kind that does not answer is a
+  // compile error there, and no other file switches on the kind.
   // Arrivals that never end by themselves: a run of them needs a horizon.
   bool open_ended() const;
   // The rate at which arrivals go on past the schedule's end (0 when they stop).
   double final_rate_per_s() const;
   // The most users a second that arrive (a trace: the most in any one second of it).
   double max_rate_per_s() const;
-  // A Poisson process, constant or piecewise in rate (memoryless: a patience bounds the queue).
+  // A Poisson process, of constant or varying rate (memoryless: a patience bounds the queue).
   bool poisson() const;
   // Nobody ever arrives (the backlog aside).
   bool none() const;
+  // Each arrival draws its class by the classes' shares (a trace's records name theirs).
+  bool classes_by_share() const;
+  // Closed forms (models/analytic): the rate of a Poisson process that keeps one rate for
+  // ever (M/...), or none.
+  std::optional<double> steady_poisson_rate_per_s() const;
+  // Closed forms: the interarrival time of a renewal process that is not Poisson (G/...), or
+  // null.
+  const sim::distribution* renewal_interarrival_s() const;
+  // The memory estimate's queue, backlog + arrivals(t) - release_per_s t, is longest at one
+  // of the moments this gives: at(t, the expected arrivals in [0, t]) for each moment of
+  // [0, horizon_s] where it can peak, in time order. The last is where arrivals end within
+  // the horizon (no call at all for a stream that never ends, without a horizon).
+  void peak_candidates(double horizon_s, double release_per_s,
+                       const std::function<void(double t_s, double arrived)>& at) const;
+  // The scenario's `arrivals` block, as the writer echoes it.
+  nlohmann::json to_json() const;
 };
+
+// The arrival process an arrivals section describes (the room's and load mode's).
+sim::arrival_process make_arrival_process(const arrival_spec& a);
 
 // A list is one sorted set (one Redis key): the classes it holds and, for aging, how long a
 // user may wait in it before moving up to the list before it.

@@ -10,6 +10,7 @@
 #include "models/release/selection.hpp"
 #include "models/scenario/scenario.hpp"
 #include "support/test_support.hpp"
+#include "support/trace_file.hpp"
 
 using namespace waitroom;
 
@@ -92,4 +93,95 @@ TEST(ArrivalProcess, EachKindAnswersItsRatesAndWhetherItEnds) {
   EXPECT_EQ(t.final_rate_per_s(), 0);
   EXPECT_EQ(t.max_rate_per_s(), 4);  // 0, 0.1, 0.5, 0.9 within one second
   EXPECT_FALSE(t.none());
+}
+
+TEST(ArrivalProcess, EachKindSaysWhichClosedFormsHold) {
+  EXPECT_EQ(poisson(25).steady_poisson_rate_per_s(), 25);
+  EXPECT_EQ(poisson(25).renewal_interarrival_s(), nullptr);
+  EXPECT_TRUE(poisson(25).classes_by_share());
+
+  models::arrival_spec w;
+  w.kind = models::arrival_kind::piecewise;
+  w.segments = {{std::numeric_limits<double>::infinity(), 10.0}};
+  EXPECT_FALSE(w.steady_poisson_rate_per_s());
+  EXPECT_EQ(w.renewal_interarrival_s(), nullptr);
+
+  models::arrival_spec r;
+  r.kind = models::arrival_kind::renewal;
+  r.interarrival_s = sim::distribution::constant(0.25);
+  EXPECT_FALSE(r.steady_poisson_rate_per_s());
+  ASSERT_NE(r.renewal_interarrival_s(), nullptr);
+  EXPECT_EQ(r.renewal_interarrival_s()->mean(), 0.25);
+
+  models::arrival_spec t;
+  t.kind = models::arrival_kind::trace;
+  EXPECT_FALSE(t.steady_poisson_rate_per_s());
+  EXPECT_EQ(t.renewal_interarrival_s(), nullptr);
+  EXPECT_FALSE(t.classes_by_share());  // the records name their classes
+}
+
+namespace {
+struct candidate {
+  double t_s, arrived;
+  bool operator==(const candidate&) const = default;
+};
+std::vector<candidate> candidates(const models::arrival_spec& a, double horizon_s, double mu) {
+  std::vector<candidate> out;
+  a.peak_candidates(horizon_s, mu, [&](double t, double n) { out.push_back({t, n}); });
+  return out;
+}
+}  // namespace
+
+TEST(ArrivalProcess, EachKindNamesWhereTheQueueCanPeak) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // A steady stream: only the horizon, and nothing without one.
+  EXPECT_EQ(candidates(poisson(25), 100, 10), (std::vector<candidate>{{100, 2500}}));
+  EXPECT_TRUE(candidates(poisson(25), inf, 10).empty());
+  // Piecewise: each segment's end within the horizon.
+  models::arrival_spec w;
+  w.kind = models::arrival_kind::piecewise;
+  w.segments = {{60.0, 1000.0}, {120.0, 10.0}};
+  EXPECT_EQ(candidates(w, inf, 10), (std::vector<candidate>{{60, 60000}, {180, 61200}}));
+  EXPECT_EQ(candidates(w, 100, 10), (std::vector<candidate>{{60, 60000}, {100, 60400}}));
+  // A trace: each arrival up to the horizon.
+  models::arrival_spec t;
+  t.kind = models::arrival_kind::trace;
+  for (double s : {0.5, 1.0, 3.0}) t.trace.push_back({sim::sim_time::from_seconds(s), 0, 0});
+  EXPECT_EQ(candidates(t, 2, 10), (std::vector<candidate>{{0.5, 1}, {1, 2}}));
+}
+
+TEST(ArrivalProcess, EachKindWritesWhatTheReaderRead) {
+  testing_support::trace_file trace("arrival-writer", "0.5,normal\n2,normal\n");
+  // Each block as the writer puts it (every key, defaults included), so reading it and
+  // writing it back gives the same block.
+  const std::vector<std::string> blocks{
+      R"({"process": "poisson", "rate_per_s": 5.0, "backlog_users": 3})",
+      R"({"process": "piecewise", "segments": [{"duration_s": 60.0, "rate_per_s": 100.0},)"
+      R"( {"duration_s": 10.0, "rate_per_s": 0.0}], "backlog_users": 0})",
+      R"({"process": "renewal", "interarrival_s": {"dist": "erlang", "k": 3, "mean": 0.5},)"
+      R"( "backlog_users": 0})",
+      R"({"process": "trace", "trace_file": ")" + trace.path.string() +
+          R"(", "backlog_users": 0})"};
+  for (const auto& block : blocks) {
+    const auto s = testing_support::scenario_from(
+        R"({"name": "echo", "classes": [{"name": "normal"}], "arrivals": )" + block +
+        R"(, "release": {"mode": "tick", "interval_ms": 100, "batch": 5},)"
+        R"( "run": {"horizon_s": 100}})");
+    EXPECT_EQ(s.arrivals.to_json(), models::parse_json_text(block, "block")) << block;
+  }
+}
+
+TEST(ArrivalProcess, TheSchemaListsExactlyTheKindsNames) {
+  std::ifstream f(testing_support::source_path("scenarios/scenario.schema.json"));
+  std::stringstream text;
+  text << f.rdbuf();
+  const auto schema = models::parse_json_text(text.str(), "scenario.schema.json");
+  const auto& kinds =
+      schema.at(nlohmann::json::json_pointer("/properties/arrivals/properties/process/enum"));
+  std::vector<std::string> names;
+  for (const auto& [kind, name] : models::arrival_kind_names) names.emplace_back(name);
+  EXPECT_EQ(kinds.get<std::vector<std::string>>(), names);
+  // The table is in the enum's order, every kind once.
+  for (std::size_t i = 0; i < models::arrival_kind_names.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(models::arrival_kind_names[i].first), i);
 }

@@ -1,18 +1,28 @@
-// A duration (or count) distribution under a key: its reader and its writer.
-#include "models/scenario/names.hpp"
-#include "models/scenario/sections.hpp"
+#include "models/json/distribution_json.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace waitroom::models::section {
+#include "sim/time.hpp"
+
+namespace waitroom::models {
+
+namespace {
+constexpr double max_seconds = sim::max_input_seconds;
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> out;
+  for (const auto& [kind, name] : sim::dist_kind_names) out.emplace_back(name);
+  return out;
+}
+}  // namespace
 
 sim::distribution read_distribution(const object_reader& parent, const std::string& key) {
   const object_reader r = *parent.object(
       key, {"dist", "value", "mean", "min", "max", "stddev", "shape", "scale", "k", "samples"},
       true);
-  std::string kind = r.choice("dist", std::nullopt, names_of<sim::dist_kind>());
+  std::string kind = r.choice("dist", std::nullopt, kind_names());
   // Each kind takes exactly its own parameters; a stray one is a mistake worth reporting.
   std::vector<std::string> params;
   if (kind == "deterministic") params = {"value"};
@@ -72,7 +82,7 @@ sim::distribution read_distribution(const object_reader& parent, const std::stri
 }
 
 json write_distribution(const sim::distribution& d) {
-  json j{{"dist", name_of(d.kind)}};
+  json j{{"dist", sim::to_string(d.kind)}};
   switch (d.kind) {
     case sim::dist_kind::deterministic:
       j["value"] = d.a;
@@ -110,4 +120,4 @@ json write_distribution(const sim::distribution& d) {
   return j;
 }
 
-}  // namespace waitroom::models::section
+}  // namespace waitroom::models
