@@ -1,9 +1,12 @@
 #include "commands.hpp"
 
-#include "cli_support.hpp"
 #include "memory_check.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
+#include "output_writer.hpp"
+#include "progress.hpp"
 #include "redis_commands.hpp"
+#include "scenario_loading.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/json/json_text.hpp"
 #include "models/planning/first_guess.hpp"
@@ -26,9 +25,13 @@
 #include "models/run/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
+#include "output_writer.hpp"
+#include "progress.hpp"
 #include "report_command.hpp"
 #include "reports/plan_report.hpp"
+#include "scenario_loading.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"

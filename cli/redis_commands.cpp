@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/room/room.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/error.hpp"
@@ -21,6 +21,7 @@
 #include "redis/report.hpp"
 #include "redis/speed_search.hpp"
 #include "reports/report.hpp"
+#include "scenario_loading.hpp"
 #include "sim/input_error.hpp"
 #include "version.hpp"
 

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_support.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
+#include "options.hpp"
 #include "shard_reader.hpp"
 
 namespace waitroom::cli {
