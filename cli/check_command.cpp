@@ -1,17 +1,58 @@
 // `waitroom check`: each scenario's SLA targets decided on confidence bounds (exit 1 when one
 // fails), optionally with replication 0 mirrored on Redis.
+#include "check_command.hpp"
+
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "memory_check.hpp"
 #include "models/run/replicate.hpp"
 #include "models/sla/sla.hpp"
 #include "options.hpp"
+#include "output_file.hpp"
+#include "output_writer.hpp"
 #include "progress.hpp"
 #include "redis_commands.hpp"
+#include "report_command.hpp"
+#include "reports/check_report.hpp"
+#include "reports/csv_report.hpp"
+#include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
+#include "version.hpp"
 
 namespace waitroom::cli {
+
+int check_output(const common_args& a, const std::vector<models::scenario>& scenarios,
+                 const std::vector<std::vector<models::metric_table>>& tables,
+                 const nlohmann::json& redis, const std::string& redis_text) {
+  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
+  bool all_pass = true;
+  const std::string format = a.format.value_or(a.out ? "json" : "table");
+  std::string text;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const auto& s = scenarios[i];
+    auto os = models::evaluate(*s.sla, tables[i]);
+    for (const auto& o : os) all_pass = all_pass && o.pass;
+    if (format == "table") text += reports::sla_table(s, os, s.sla->confidence);
+    outcomes.emplace_back(&s, std::move(os));
+  }
+  if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
+    fmt::print(stderr, "waitroom: {}: could not write the JUnit file ({})\n", *a.junit,
+               last_write_error());
+    return exit_output;
+  }
+  auto result = reports::check_json(outcomes, version);
+  if (!redis.is_null()) result["redis"] = redis;
+  if (format == "table") text += redis_text;
+  if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
+  text = format == "table" ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
+         : format == "csv" ? reports::check_csv(result)
+                           : result.dump(2) + "\n";
+  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
+  return all_pass ? exit_ok : exit_sla_failed;
+}
 
 int check_command(const std::vector<std::string>& all_args) {
   std::vector<std::string> args = all_args;
