@@ -24,5 +24,10 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
               const std::vector<nlohmann::json>& shards);
 int merge_check(const common_args& m, const std::vector<std::string>& paths,
                 const std::vector<nlohmann::json>& shards);
+// `merge` of sweep and grid plan shards: the grid rebuilt from the shards' arguments.
+int merge_sweep(const common_args& m, const std::vector<std::string>& paths,
+                const std::vector<nlohmann::json>& shards);
+int merge_plan(const common_args& m, const std::vector<std::string>& paths,
+               const std::vector<nlohmann::json>& shards);
 
 }  // namespace waitroom::cli
