@@ -29,13 +29,10 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
                  const nlohmann::json& redis, const std::string& redis_text) {
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
   bool all_pass = true;
-  const std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const auto& s = scenarios[i];
     auto os = models::evaluate(*s.sla, tables[i]);
     for (const auto& o : os) all_pass = all_pass && o.pass;
-    if (format == "table") text += reports::sla_table(s, os, s.sla->confidence);
     outcomes.emplace_back(&s, std::move(os));
   }
   if (a.junit && !write_atomically(*a.junit, reports::junit_xml(outcomes))) {
@@ -45,12 +42,18 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
   }
   auto result = reports::check_json(outcomes, version);
   if (!redis.is_null()) result["redis"] = redis;
-  if (format == "table") text += redis_text;
   if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
-  text = format == "table" ? text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n")
-         : format == "csv" ? reports::check_csv(result)
-                           : result.dump(2) + "\n";
-  if (int rc = write_or_print(a, text); rc != exit_ok) return rc;
+  const renderers render{.table =
+                             [&] {
+                               std::string text;
+                               for (const auto& [s, os] : outcomes)
+                                 text += reports::sla_table(*s, os, s->sla->confidence);
+                               return text + redis_text +
+                                      (all_pass ? "all SLAs hold\n" : "SLA FAILED\n");
+                             },
+                         .json = [&] { return result.dump(2) + "\n"; },
+                         .csv = [&] { return reports::check_csv(result); }};
+  if (const int rc = write_result(a.out, format_of(a), render); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }
 

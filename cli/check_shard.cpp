@@ -4,6 +4,7 @@
 
 #include "check_command.hpp"
 #include "models/room/room.hpp"
+#include "output_writer.hpp"
 #include "scenario_loading.hpp"
 #include "shard.hpp"
 #include "sim/input_error.hpp"
@@ -27,7 +28,7 @@ std::vector<std::size_t> check_offsets(const std::vector<models::scenario>& scen
 int check_shard(const common_args& a, const std::vector<models::scenario>& scenarios) {
   const shard_spec shard = parse_shard(a.shard);
   // A shard holds tables, not verdicts: the verdict's outputs are chosen at merge.
-  if ((a.format && *a.format != "json") || a.html || a.junit)
+  if ((a.format && *a.format != output_format::json) || a.html || a.junit)
     throw sim::input_error(a.html    ? "--html"
                            : a.junit ? "--junit"
                                      : "--format",
@@ -35,7 +36,7 @@ int check_shard(const common_args& a, const std::vector<models::scenario>& scena
                            "file is JSON; give them to `waitroom merge`)",
                            a.html    ? "--html"
                            : a.junit ? "--junit"
-                                     : "'" + *a.format + "'");
+                                     : "'" + std::string(to_string(*a.format)) + "'");
   const auto offset = check_offsets(scenarios);
   std::vector<std::pair<std::size_t, std::uint32_t>> mine;  // (scenario, replication)
   for (std::size_t i = 0; i < scenarios.size(); ++i)

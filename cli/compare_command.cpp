@@ -72,12 +72,11 @@ int compare_command(const std::vector<std::string>& all_args) {
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
   j["tool"] = {{"name", "waitroom"}, {"version", version}};
   if (redis.url) j["redis"] = mirrored.json;
-  std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text = format == "json"  ? j.dump(2) + "\n"
-                     : format == "csv" ? reports::compare_csv(j)
-                                       : reports::compare_table(j) + mirrored.text;
   if (a.html && write_html(*a.html, j, scenarios.front().name) != exit_ok) return exit_output;
-  return write_or_print(a, text);
+  return write_result(a.out, format_of(a),
+                      {.table = [&] { return reports::compare_table(j) + mirrored.text; },
+                       .json = [&] { return j.dump(2) + "\n"; },
+                       .csv = [&] { return reports::compare_csv(j); }});
 }
 
 }  // namespace waitroom::cli

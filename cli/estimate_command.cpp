@@ -17,20 +17,20 @@
 
 namespace waitroom::cli {
 
-int estimate_command(const std::vector<std::string>& args) {
-  common_args a = parse_args("estimate", args, command_kind::estimate);
-  if (!a.scenario_path) throw sim::input_error("waitroom estimate", "a SCENARIO file", "none");
-  models::scenario s = load(a, a.scenario_path);
-  if (a.seed) s.seed = *a.seed;
-  const std::uint32_t reps = replications_or(a, 10);
-  auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
-  auto est = models::analytic_for(s);
-  struct row {
-    std::string name;
-    std::optional<double> theory;
-    sim::interval simulated;
-  };
-  std::vector<row> rows;
+namespace {
+
+struct estimate_row {
+  std::string name;
+  std::optional<double> theory;
+  sim::interval simulated;
+};
+
+// One row a class (or everyone, when the model gives one value for all), and the model's
+// probabilities: the closed form beside the simulation's interval.
+std::vector<estimate_row> estimate_rows(const models::scenario& s,
+                                        const std::vector<models::room_result>& rs,
+                                        const models::estimate_or_reason& est) {
+  std::vector<estimate_row> rows;
   // Some models give one value for all users (the order within the queue only moves waits
   // between classes); with abandonment it is the time in queue of everyone who left it.
   const bool overall = est.estimate && est.estimate->overall_only;
@@ -77,29 +77,34 @@ int estimate_command(const std::vector<std::string>& args) {
                       *est.estimate->p_wait * std::exp(-*est.estimate->wait_decay_per_s * p.t_s),
                       sim::mean_interval(xs, 0.95)});
     }
-  const std::string format = a.format.value_or(a.out ? "json" : "table");
-  if (format == "json") {
-    // Full precision (nlohmann writes the shortest text that reads back the same double).
-    nlohmann::json j{
-        {"schema_version", 1},
-        {"scenario", s.name},
-        {"model", est.estimate ? nlohmann::json(est.estimate->model) : nullptr},
-        {"reason", est.estimate ? nlohmann::json(nullptr) : nlohmann::json(est.reason)},
-        {"unstable", est.unstable},
-        {"replications", reps},
-        {"confidence", 0.95},
-        {"rows", nlohmann::json::array()}};
-    for (const auto& r : rows) {
-      nlohmann::json rj{
-          {"name", r.name},
-          {"closed_form", r.theory ? nlohmann::json(*r.theory) : nullptr},
-          {"simulated",
-           {{"estimate", r.simulated.mean}, {"ci", {r.simulated.lo(), r.simulated.hi()}}}}};
-      rj["inside"] = r.theory ? nlohmann::json(r.simulated.contains(*r.theory)) : nullptr;
-      j["rows"].push_back(rj);
-    }
-    return write_or_print(a, j.dump(2) + "\n");
+  return rows;
+}
+
+// Full precision (nlohmann writes the shortest text that reads back the same double).
+std::string estimate_json(const models::scenario& s, const models::estimate_or_reason& est,
+                          std::uint32_t reps, const std::vector<estimate_row>& rows) {
+  nlohmann::json j{{"schema_version", 1},
+                   {"scenario", s.name},
+                   {"model", est.estimate ? nlohmann::json(est.estimate->model) : nullptr},
+                   {"reason", est.estimate ? nlohmann::json(nullptr) : nlohmann::json(est.reason)},
+                   {"unstable", est.unstable},
+                   {"replications", reps},
+                   {"confidence", 0.95},
+                   {"rows", nlohmann::json::array()}};
+  for (const auto& r : rows) {
+    nlohmann::json rj{
+        {"name", r.name},
+        {"closed_form", r.theory ? nlohmann::json(*r.theory) : nullptr},
+        {"simulated",
+         {{"estimate", r.simulated.mean}, {"ci", {r.simulated.lo(), r.simulated.hi()}}}}};
+    rj["inside"] = r.theory ? nlohmann::json(r.simulated.contains(*r.theory)) : nullptr;
+    j["rows"].push_back(rj);
   }
+  return j.dump(2) + "\n";
+}
+
+std::string estimate_table(const models::scenario& s, const models::estimate_or_reason& est,
+                           std::uint32_t reps, const std::vector<estimate_row>& rows) {
   std::string out = fmt::format(
       "{}: {}\n", s.name, est.estimate ? est.estimate->model : "no closed form: " + est.reason);
   out += fmt::format("{:<16} {:>14} {:>26}\n", "class", "closed form",
@@ -112,7 +117,23 @@ int estimate_command(const std::vector<std::string>& args) {
                        r.simulated.half_width, verdict);
   }
   out += "(simulations start empty; a long horizon keeps that bias small)\n";
-  return write_or_print(a, out);
+  return out;
+}
+
+}  // namespace
+
+int estimate_command(const std::vector<std::string>& args) {
+  common_args a = parse_args("estimate", args, command_kind::estimate);
+  if (!a.scenario_path) throw sim::input_error("waitroom estimate", "a SCENARIO file", "none");
+  models::scenario s = load(a, a.scenario_path);
+  if (a.seed) s.seed = *a.seed;
+  const std::uint32_t reps = replications_or(a, 10);
+  auto rs = models::replicate(s, s.seed, reps, threads_or_cores(a.threads));
+  auto est = models::analytic_for(s);
+  const auto rows = estimate_rows(s, rs, est);
+  return write_result(a.out, format_of(a),
+                      {.table = [&] { return estimate_table(s, est, reps, rows); },
+                       .json = [&] { return estimate_json(s, est, reps, rows); }});
 }
 
 }  // namespace waitroom::cli

@@ -204,12 +204,12 @@ std::optional<std::uint64_t> shard_args::seed() const {
 common_args grid_merge_args(const common_args& m, const std::vector<std::string>& paths,
                             const std::vector<json>& shards, const char* command,
                             const std::function<void(const shard_args&, common_args&)>& own) {
-  if (m.junit || m.format == "csv")
-    throw sim::input_error(m.junit ? "--junit" : "--format csv",
-                           fmt::format("no --junit or --format csv for a {0}'s shards (a {0} "
-                                       "writes its table or JSON, and --csv)",
+  if (m.junit)
+    throw sim::input_error("--junit",
+                           fmt::format("no --junit for a {0}'s shards (a {0} writes its table or "
+                                       "JSON, and --csv)",
                                        command),
-                           m.junit ? "--junit" : "--format csv");
+                           "--junit");
   const shard_args args(paths[0], shards.front());
   common_args a = m;
   a.scenario_path = args.text("scenario");

@@ -73,9 +73,10 @@ class shard_args {
   const nlohmann::json* args_ = nullptr;
 };
 
-// `merge` of a grid's shards (`command`: "sweep" or "plan"): refuses --junit and --format csv,
-// then gives m with the scenario, --set and --seed the shards recorded; `own` reads the
-// command's other arguments (after the sets, before the seed, as the shards list them).
+// `merge` of a grid's shards (`command`: "sweep" or "plan"): refuses --junit (the writer
+// refuses --format csv), then gives m with the scenario, --set and --seed the shards recorded;
+// `own` reads the command's other arguments (after the sets, before the seed, as the shards
+// list them).
 common_args grid_merge_args(const common_args& m, const std::vector<std::string>& paths,
                             const std::vector<nlohmann::json>& shards, const char* command,
                             const std::function<void(const shard_args&, common_args&)>& own);

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "models/scenario/scenario.hpp"
+#include "output_writer.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
 #include "sim/time.hpp"
@@ -96,6 +97,44 @@ class option_list {
   po::options_description& opts_;
 };
 
+// The formats each command writes, in the order --help lists them; merge's are those of the
+// shards' command (the writer refuses the others).
+std::vector<output_format> formats_of(command_kind kind) {
+  switch (kind) {
+    case command_kind::run:
+    case command_kind::check:
+    case command_kind::compare:
+    case command_kind::merge:
+      return {output_format::table, output_format::json, output_format::csv};
+    case command_kind::sweep:
+    case command_kind::plan:
+    case command_kind::estimate:
+      return {output_format::table, output_format::json};
+    case command_kind::validate:
+      return {};
+  }
+  return {};
+}
+
+// --format's value name: the command's formats, "table|json|csv" (the bash completion offers
+// them from the help).
+std::string format_names_of(command_kind kind) {
+  std::string names;
+  for (const auto f : formats_of(kind))
+    names += (names.empty() ? "" : "|") + std::string(to_string(f));
+  return names;
+}
+
+// --format's help: the default, named from the one rule.
+std::string format_help(command_kind kind) {
+  std::string text = fmt::format("the result's format (default: {} with --out, else {})",
+                                 to_string(default_format(true)), to_string(default_format(false)));
+  if (kind == command_kind::plan)
+    text += "; json lists every point with each SLA target's interval";
+  if (kind == command_kind::merge) text += "; the sharded command's (csv: run and check)";
+  return text;
+}
+
 // The scenario and the work: --set, --unset, --seed, --threads, --replications, --max-events.
 void add_scenario_options(option_list& o, command_kind kind) {
   // merge rebuilds the sweep from the arguments its shards recorded: it takes none of these.
@@ -142,18 +181,9 @@ void add_result_options(option_list& o, command_kind kind) {
     o.add("out", po::value<std::string>()->value_name("FILE"),
           "write the verdicts to FILE (JSON unless --format says otherwise); with --shard, the "
           "shard file for `waitroom merge`");
-  if (kind == command_kind::run || kind == command_kind::compare || kind == command_kind::check)
-    o.add("format", po::value<std::string>()->value_name("F"),
-          "table (default without --out), json (default with --out) or csv");
-  if (kind == command_kind::sweep)
-    o.add("format", po::value<std::string>()->value_name("F"),
-          "table (default on a terminal without --out) or json (default otherwise)");
-  if (kind == command_kind::merge)
-    o.add("format", po::value<std::string>()->value_name("F"),
-          "as the sharded command's --format: table or json, and csv for merged check shards");
-  if (kind == command_kind::estimate)
-    o.add("format", po::value<std::string>()->value_name("F"),
-          "table (default without --out) or json (default with --out)");
+  if (kind != command_kind::validate)
+    o.add("format", po::value<std::string>()->value_name(format_names_of(kind)),
+          format_help(kind).c_str());
   if (kind == command_kind::run || kind == command_kind::check || kind == command_kind::plan)
     o.add("shard", po::value<std::string>()->value_name("K/N"),
           kind == command_kind::run
@@ -164,9 +194,6 @@ void add_result_options(option_list& o, command_kind kind) {
                 "file (--out) for `waitroom merge`"
               : "evaluate only shard K of N of a grid plan's points and write a shard file for "
                 "`waitroom merge`");
-  if (kind == command_kind::plan)
-    o.add("format", po::value<std::string>()->value_name("F"),
-          "table (default) or json (every point with each SLA target's interval)");
   if (kind != command_kind::validate && kind != command_kind::estimate)
     o.add("html", po::value<std::string>()->value_name("FILE"),
           "also write a self-contained HTML report with charts (docs/reports.md)");
@@ -328,15 +355,7 @@ void read_outputs(const po::variables_map& vm, command_kind kind, common_args& a
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
   if (vm.count("series")) a.series = vm["series"].as<std::string>();
-  if (vm.count("format")) {
-    a.format = vm["format"].as<std::string>();
-    // CSV where a result has a table's shape: run's classes, compare's metrics, check's targets.
-    const bool csv_ok = kind == command_kind::run || kind == command_kind::compare ||
-                        kind == command_kind::check || kind == command_kind::merge;
-    if (*a.format != "table" && *a.format != "json" && (!csv_ok || *a.format != "csv"))
-      throw sim::input_error("--format", csv_ok ? "table, json or csv" : "table or json",
-                             "'" + *a.format + "'");
-  }
+  if (vm.count("format")) a.format = parse_format(vm["format"].as<std::string>(), formats_of(kind));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "memory_check.hpp"
 #include "output_file.hpp"
+#include "reports/output_format.hpp"
 
 namespace waitroom::cli {
 
@@ -35,7 +36,7 @@ struct common_args {
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
-  std::optional<std::string> format;
+  std::optional<reports::output_format> format;
   std::optional<std::string> html;    // a self-contained HTML report of the result
   std::optional<std::string> series;  // run: the queue-length samples as CSV
   std::vector<std::string> vary;      // sweep: /pointer=START:STOP:STEP

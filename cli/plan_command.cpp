@@ -83,6 +83,33 @@ plan_setup plan_prepare(const common_args& a) {
   return out;
 }
 
+// The plan as data: every simulated point with each SLA target's interval and verdict.
+json plan_json(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
+               const std::vector<bool>& pareto) {
+  const auto& [axes, base, points, guess, any_guess, reps] = setup;
+  json j{{"kind", "plan"},
+         {"schema_version", 1},
+         {"tool", {{"name", "waitroom"}, {"version", version}}},
+         {"replications", reps},
+         {"confidence", base.sla->confidence},
+         {"seed", a.seed.value_or(base.seed)},
+         {"scenario_name", base.name},
+         {"scenario", models::to_json(base)},
+         {"axes", json::array()},
+         {"ties", a.ties},
+         {"search", a.search},
+         {"points", json::array()}};
+  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!ran[i]) continue;
+    json pj = reports::point_json(axes, points[i]);
+    if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
+    if (guess[i]) pj["closed_form_holds"] = *guess[i];
+    j["points"].push_back(std::move(pj));
+  }
+  return j;
+}
+
 // The plan's table (or map), verdict lines and CSV from the points simulated (ran[i]): the
 // same bytes for a plan and for `merge` of its shards.
 int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
@@ -92,8 +119,6 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
                                        ? models::planning::mean_wait_front(
                                              points, ran, base.classes.size(), base.sla->confidence)
                                        : std::vector<bool>(points.size(), false);
-  const std::string out = reports::plan_table(
-      {axes, base, points, guess, any_guess, reps, ran, pareto, a.search, search_note});
   std::vector<point_result> simulated_points;  // --search: only the values it simulated
   for (std::size_t i = 0; i < points.size(); ++i)
     if (ran[i]) simulated_points.push_back(points[i]);
@@ -102,33 +127,19 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
                last_write_error());
     return exit_output;
   }
-  const bool want_json = a.format.value_or("table") == "json";
-  if (want_json || a.html) {
-    // The plan as data: every simulated point with each SLA target's interval and verdict.
-    json j{{"kind", "plan"},
-           {"schema_version", 1},
-           {"tool", {{"name", "waitroom"}, {"version", version}}},
-           {"replications", reps},
-           {"confidence", base.sla->confidence},
-           {"seed", a.seed.value_or(base.seed)},
-           {"scenario_name", base.name},
-           {"scenario", models::to_json(base)},
-           {"axes", json::array()},
-           {"ties", a.ties},
-           {"search", a.search},
-           {"points", json::array()}};
-    for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!ran[i]) continue;
-      json pj = reports::point_json(axes, points[i]);
-      if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
-      if (guess[i]) pj["closed_form_holds"] = *guess[i];
-      j["points"].push_back(std::move(pj));
-    }
-    if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
-    if (want_json) return write_or_print(a, j.dump(2) + "\n");
-  }
-  return write_or_print(a, out);
+  std::optional<json> data;  // for --html and the json renderer, made once
+  auto data_json = [&]() -> const json& {
+    if (!data) data = plan_json(a, setup, ran, pareto);
+    return *data;
+  };
+  if (a.html && write_html(*a.html, data_json(), *a.scenario_path) != exit_ok) return exit_output;
+  return write_result(a.out, format_of(a),
+                      {.table =
+                           [&] {
+                             return reports::plan_table({axes, base, points, guess, any_guess, reps,
+                                                         ran, pareto, a.search, search_note});
+                           },
+                       .json = [&] { return data_json().dump(2) + "\n"; }});
 }
 
 json plan_args(const common_args& a) {
@@ -151,11 +162,11 @@ int plan_shard(const common_args& a, plan_setup& setup) {
                            "replications run on --threads threads; shard the grid plan, or one "
                            "probe's replications with check --shard)",
                            "--search");
-  if ((a.format && *a.format != "json") || a.html)
+  if ((a.format && *a.format != output_format::json) || a.html)
     throw sim::input_error(a.html ? "--html" : "--format",
                            "no --format table or --html with --shard (a shard file is JSON; give "
                            "them to `waitroom merge`)",
-                           a.html ? "--html" : "'" + *a.format + "'");
+                           a.html ? "--html" : "'" + std::string(to_string(*a.format)) + "'");
   const shard_spec shard = parse_shard(a.shard);
   const auto reps = setup.reps;
   progress bar(setup.points.size(), a.quiet);

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "output_file.hpp"
+#include "output_writer.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/error.hpp"
 #include "redis/load.hpp"
@@ -24,6 +25,9 @@
 namespace waitroom::cli {
 
 namespace {
+
+// The formats load writes.
+constexpr output_format load_formats[] = {output_format::table, output_format::json};
 
 double number(const std::string& flag, const std::string& v, double lo) {
   double x = 0;
@@ -86,9 +90,7 @@ load_args parse(const std::vector<std::string>& args) {
     } else if (f == "--out") {
       a.out = value();
     } else if (f == "--format") {
-      a.format = value();
-      if (*a.format != "table" && *a.format != "json")
-        throw sim::input_error("--format", "table or json", "'" + *a.format + "'");
+      a.format = parse_format(value(), load_formats);
     } else if (!f.starts_with("--") && !a.scenario) {
       a.scenario = f;
     } else {
@@ -286,19 +288,11 @@ int load_command(const std::vector<std::string>& args) {
       redis::connection cleanup(url, a.opt.connect);
       redis::delete_keys(cleanup, keys);
     }
-    std::string format =
-        a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));
-    std::string text = format == "json" ? to_json(r, a.opt, url.describe()).dump(2) + "\n"
-                                        : to_table(r, a.opt, url.describe());
-    if (a.out) {
-      if (!write_atomically(*a.out, text)) {
-        fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
-                   last_write_error());
-        return exit_output;
-      }
-    } else {
-      fmt::print("{}", text);
-    }
+    const int rc =
+        write_result(a.out, a.format.value_or(default_format(a.out.has_value())),
+                     {.table = [&] { return to_table(r, a.opt, url.describe()); },
+                      .json = [&] { return to_json(r, a.opt, url.describe()).dump(2) + "\n"; }});
+    if (rc != exit_ok) return rc;
     // The result is written (it is the evidence); the exit says the room's state was not kept.
     if (const auto why = redis::release_failure(r.releases); !why.empty()) {
       fmt::print(stderr, "waitroom: load: {}\n", why);

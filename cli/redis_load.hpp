@@ -8,6 +8,7 @@
 #include "models/scenario/scenario.hpp"
 #include "redis/load.hpp"
 #include "redis/url.hpp"
+#include "reports/output_format.hpp"
 
 namespace waitroom::cli {
 
@@ -17,7 +18,8 @@ struct load_args {
   redis::load_options opt;
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
-  std::optional<std::string> out, format;
+  std::optional<std::string> out;
+  std::optional<reports::output_format> format;
   bool keep = false;
   bool search = false;  // --speed max: find the fastest speed Redis keeps up with
   std::optional<double> probe_s, p99_limit_ms;

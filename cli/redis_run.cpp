@@ -1,12 +1,15 @@
 // `waitroom run ... --redis URL [--redis-keep]`: one replication whose every queue operation
 // is mirrored on Redis and checked.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "output_file.hpp"
+#include "output_writer.hpp"
 #include "redis_commands.hpp"
 #include "redis_mirror.hpp"
+#include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "sim/input_error.hpp"
@@ -26,30 +29,26 @@ int redis_run_command(const std::vector<std::string>& args) {
   refuse_unmirrorable(s, "");
   std::uint64_t seed = a.seed.value_or(s.seed);
   s.seed = seed;
-  std::string format = a.format.value_or(a.out ? "json" : "table");
+  const output_format format = format_of(a);
   try {
     redis::redis_url url = redis::parse_url_from_env(*req.url);
     auto m = mirror_replication(s, *a.scenario_path + ": ", seed, 0, url, req.keep);
-    std::string text;
-    if (format == "json") {
-      auto j = reports::result_json(s, m.result, version);
-      j["redis"] = m.block;
-      text = j.dump(2) + "\n";
-    } else {
-      text = reports::result_table(s, m.result);
-      text += '\n';
-      text += summary_line(url.describe(), m.block, m.keys_deleted);
-    }
-    if (a.out) {
-      if (!write_atomically(*a.out, text)) {
-        fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
-                   last_write_error());
-        return exit_output;
+    std::optional<nlohmann::json> result;  // for the json and csv renderers, made once
+    auto result_json = [&]() -> const nlohmann::json& {
+      if (!result) {
+        result = reports::result_json(s, m.result, version);
+        (*result)["redis"] = m.block;
       }
-    } else {
-      fmt::print("{}", text);
-    }
-    return exit_ok;
+      return *result;
+    };
+    return write_result(a.out, format,
+                        {.table =
+                             [&] {
+                               return reports::result_table(s, m.result) + '\n' +
+                                      summary_line(url.describe(), m.block, m.keys_deleted);
+                             },
+                         .json = [&] { return result_json().dump(2) + "\n"; },
+                         .csv = [&] { return reports::run_csv(result_json()); }});
   } catch (const redis::redis_error& e) {
     return redis_exit(e);
   }

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "output_file.hpp"
+#include "output_writer.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/load.hpp"
 #include "redis/speed_search.hpp"
@@ -119,23 +119,14 @@ int speed_search(const models::scenario& sc, const redis::redis_url& url, load_a
   redis::speed_search_options so;
   so.p99_limit_ms = limit_ms;
   auto r = redis::search_max_speed(probe, so);
-  std::string format =
-      a.format.value_or(a.out ? "json" : (::isatty(STDOUT_FILENO) ? "table" : "json"));
-  std::string text = format == "json"
-                         ? to_json(r, a, probe_s, limit_ms, url.describe()).dump(2) + "\n"
-                         : to_table(r, a, probe_s, limit_ms, url.describe());
   if (!r.max_speed)
     fmt::print(stderr, "waitroom: load: Redis kept up at no speed down to {:.4g}x: {}\n",
                r.probes.back().speed, r.limited_by);
-  if (a.out) {
-    if (!write_atomically(*a.out, text)) {
-      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
-                 last_write_error());
-      return exit_output;
-    }
-  } else {
-    fmt::print("{}", text);
-  }
+  const int rc = write_result(
+      a.out, a.format.value_or(default_format(a.out.has_value())),
+      {.table = [&] { return to_table(r, a, probe_s, limit_ms, url.describe()); },
+       .json = [&] { return to_json(r, a, probe_s, limit_ms, url.describe()).dump(2) + "\n"; }});
+  if (rc != exit_ok) return rc;
   return r.max_speed ? exit_ok : exit_sla_failed;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "models/run/series_bands.hpp"
 #include "options.hpp"
 #include "output_file.hpp"
+#include "output_writer.hpp"
 #include "progress.hpp"
 #include "report_command.hpp"
 #include "reports/csv_report.hpp"
@@ -127,6 +129,68 @@ void warn_run(const models::scenario& s, const models::room_result& r) {
                r.samples.back().t_s, r.end_time_s, models::max_queue_samples);
 }
 
+// What a run leaves for the renderers: the room's result (a single run) or the digest of the
+// replications, the JSON result when it is wanted, and the counts of the closing line.
+struct run_outcome {
+  std::optional<models::room_result> single;
+  std::optional<models::replication_digest> digest;
+  nlohmann::json result;
+  std::uint64_t users = 0, events = 0;
+};
+
+// Whether the JSON result is needed: the json and csv renderers read it, and so do --html and
+// --series.
+bool wants_json(const common_args& a, output_format format) {
+  switch (format) {
+    case output_format::table:
+      return a.html || a.series;
+    case output_format::json:
+    case output_format::csv:
+      return true;
+  }
+  return true;
+}
+
+run_outcome run_replications(const common_args& a, const models::scenario& s, bool want_json) {
+  check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications", true);
+  progress bar(a.replications, a.quiet);
+  models::series_bands bands(s.classes.size());
+  run_outcome o;
+  // Each replication is taken in as it finishes and dropped: memory does not grow with
+  // their number (the digest keeps a 40-byte row each).
+  auto& digest = o.digest.emplace(s, want_json);
+  models::replicate_each(
+      s, s.seed, a.replications, threads_or_cores(a.threads),
+      [&](models::room_result&& r) {
+        o.users += r.overall.arrived;
+        o.events += r.events;
+        digest.add(r);
+      },
+      [&bar] { bar.advance(); }, &bands);
+  warn_censored(s, digest.censored_by_class(), digest.count());
+  if (want_json) o.result = reports::replications_json(s, digest, 0.95, version, &bands);
+  return o;
+}
+
+run_outcome run_single(const common_args& a, const models::scenario& s, bool want_json) {
+  run_outcome o;
+  if (a.trace) {
+    o.single = traced_run(a, s, s.seed);
+  } else {
+    progress line(1, a.quiet);  // a long single run: simulated time and users waiting
+    o.single = models::run_scenario(
+        s, s.seed, 0, [&line](double t, std::uint64_t waiting, std::uint64_t ev) {
+          line.status(fmt::format("simulated {:.0f} s, {} waiting, {} events", t, waiting, ev));
+        });
+  }
+  const models::room_result& r = *o.single;
+  warn_run(s, r);
+  o.users = r.overall.arrived;
+  o.events = r.events;
+  if (want_json) o.result = reports::result_json(s, r, version);
+  return o;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -135,76 +199,32 @@ int run_command(const std::vector<std::string>& args) {
   if (a.series && a.replications > 1)
     throw sim::input_error("--series", "a single run (replications keep no time series)",
                            "--replications " + std::to_string(a.replications));
-  std::uint64_t seed = a.seed.value_or(s.seed);
-  s.seed = seed;
+  s.seed = a.seed.value_or(s.seed);
   if (a.shard) return run_shard(a, s);  // replications K, K + N, ... for `waitroom merge`
-  auto started = std::chrono::steady_clock::now();
-  std::string format = a.format.value_or(a.out ? "json" : "table");
-  std::string text;
-  std::uint64_t users = 0, events = 0;
-  nlohmann::json result;  // for --format json and --html
-  if (a.replications > 1) {
-    check_replications_memory(s, a.replications, threads_or_cores(a.threads), "--replications",
-                              true);
-    progress bar(a.replications, a.quiet);
-    models::series_bands bands(s.classes.size());
-    // Each replication is taken in as it finishes and dropped: memory does not grow with
-    // their number (the digest keeps a 40-byte row each).
-    models::replication_digest digest(s, format != "table" || a.html);
-    models::replicate_each(
-        s, seed, a.replications, threads_or_cores(a.threads),
-        [&](models::room_result&& r) {
-          users += r.overall.arrived;
-          events += r.events;
-          digest.add(r);
-        },
-        [&bar] { bar.advance(); }, &bands);
-    warn_censored(s, digest.censored_by_class(), digest.count());
-    if (format != "table" || a.html)
-      result = reports::replications_json(s, digest, 0.95, version, &bands);
-    text = format == "table" ? reports::replications_table(s, digest, 0.95) : "";
-  } else if (a.trace) {
-    models::room_result r = traced_run(a, s, seed);
-    warn_run(s, r);
-    users = r.overall.arrived;
-    events = r.events;
-    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
-    text = format == "table" ? reports::result_table(s, r) : "";
-  } else {
-    progress line(1, a.quiet);  // a long single run: simulated time and users waiting
-    models::room_result r = models::run_scenario(
-        s, seed, 0, [&line](double t, std::uint64_t waiting, std::uint64_t ev) {
-          line.status(fmt::format("simulated {:.0f} s, {} waiting, {} events", t, waiting, ev));
-        });
-    warn_run(s, r);
-    users = r.overall.arrived;
-    events = r.events;
-    if (format != "table" || a.html || a.series) result = reports::result_json(s, r, version);
-    text = format == "table" ? reports::result_table(s, r) : "";
+  const auto started = std::chrono::steady_clock::now();
+  const output_format format = format_of(a);
+  const bool want_json = wants_json(a, format);
+  const run_outcome o =
+      a.replications > 1 ? run_replications(a, s, want_json) : run_single(a, s, want_json);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (a.series && !write_atomically(*a.series, reports::queue_series_csv(o.result))) {
+    fmt::print(stderr, "waitroom: {}: could not write the series file ({})\n", *a.series,
+               last_write_error());
+    return exit_output;
   }
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (format == "json") text = result.dump(2) + "\n";
-  if (format == "csv") text = reports::run_csv(result);
-  if (a.series) {
-    if (!write_atomically(*a.series, reports::queue_series_csv(result))) {
-      fmt::print(stderr, "waitroom: {}: could not write the series file ({})\n", *a.series,
-                 last_write_error());
-      return exit_output;
-    }
-  }
-  if (a.html && write_html(*a.html, result, s.name) != exit_ok) return exit_output;
-  if (a.out) {
-    if (!write_atomically(*a.out, text)) {
-      fmt::print(stderr, "waitroom: {}: could not write the result file ({})\n", *a.out,
-                 last_write_error());
-      return exit_output;
-    }
-    fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out, users,
-               events, wall);
-  } else {
-    fmt::print("{}", text);
-    std::fflush(stdout);
-  }
+  if (a.html && write_html(*a.html, o.result, s.name) != exit_ok) return exit_output;
+  const renderers render{.table =
+                             [&] {
+                               return o.single ? reports::result_table(s, *o.single)
+                                               : reports::replications_table(s, *o.digest, 0.95);
+                             },
+                         .json = [&] { return o.result.dump(2) + "\n"; },
+                         .csv = [&] { return reports::run_csv(o.result); }};
+  if (const int rc = write_result(a.out, format, render); rc != exit_ok) return rc;
+  if (a.out)
+    fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out,
+               o.users, o.events, wall);
   return exit_ok;
 }
 

@@ -1,6 +1,7 @@
 // `run --replications R --shard K/N` and `merge` of its shards: each replication's summary
 // (its metric table and wait summaries) and the queue series' sums.
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -35,11 +36,11 @@ int run_shard(const common_args& a, const models::scenario& s) {
     throw sim::input_error("--shard", "--replications R with R >= 2 (a shard holds replications)",
                            fmt::format("{} replication", a.replications));
   if (a.trace) throw sim::input_error("--shard", "no --trace (a trace is of one run)", "--trace");
-  if (a.format && *a.format != "json")
+  if (a.format && *a.format != output_format::json)
     throw sim::input_error("--format",
                            "json or nothing with --shard (a shard file is JSON; "
                            "choose the format at merge)",
-                           "'" + *a.format + "'");
+                           "'" + std::string(to_string(*a.format)) + "'");
   if (a.html || a.series)
     throw sim::input_error(a.html ? "--html" : "--series",
                            "neither with --shard (ask `waitroom merge` for the HTML report)",
@@ -155,15 +156,16 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
                            fmt::format("{}", bands.replications()));
   check_content_hashes(paths, shards);
   // As unsharded `run --replications`: table, json or csv, and --html.
-  const std::string format = m.format.value_or(m.out ? "json" : "table");
-  nlohmann::json result;
-  if (format != "table" || m.html)
-    result = reports::replications_json(s, sums, 0.95, version, &bands);
-  if (m.html && write_html(*m.html, result, s.name) != exit_ok) return exit_output;
-  const std::string text = format == "json"  ? result.dump(2) + "\n"
-                           : format == "csv" ? reports::run_csv(result)
-                                             : reports::replications_table(s, sums, 0.95);
-  return write_or_print(m, text);
+  std::optional<json> result;  // for --html and the json and csv renderers, made once
+  auto result_json = [&]() -> const json& {
+    if (!result) result = reports::replications_json(s, sums, 0.95, version, &bands);
+    return *result;
+  };
+  if (m.html && write_html(*m.html, result_json(), s.name) != exit_ok) return exit_output;
+  return write_result(m.out, format_of(m),
+                      {.table = [&] { return reports::replications_table(s, sums, 0.95); },
+                       .json = [&] { return result_json().dump(2) + "\n"; },
+                       .csv = [&] { return reports::run_csv(result_json()); }});
 }
 
 }  // namespace waitroom::cli

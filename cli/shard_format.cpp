@@ -54,7 +54,7 @@ int write_shard(const common_args& a, json shard) {
   shard.erase("content_sha256");
   const std::string hash = shard_content_hash(shard);
   shard["content_sha256"] = hash;
-  return write_or_print(a, shard.dump() + "\n");
+  return write_text(a.out, shard.dump() + "\n");
 }
 
 void check_shard_header(const std::string& path, const json& shard) {

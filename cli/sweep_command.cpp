@@ -1,7 +1,5 @@
 // `waitroom sweep`: a grid over any JSON pointers, each point run as independent replications
 // on common random numbers (every point uses the same seed), and `merge` of its shards.
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -67,9 +65,9 @@ int sweep_output(const common_args& a, const std::vector<axis>& axes,
     return exit_output;
   }
   if (a.html && write_html(*a.html, j, *a.scenario_path) != exit_ok) return exit_output;
-  // A table on a terminal, JSON for files and pipes (what scripts have always read).
-  const bool table = a.format.value_or(!a.out && ::isatty(1) ? "table" : "json") == "table";
-  return write_or_print(a, table ? reports::sweep_table(axes, points, reps) : j.dump(2) + "\n");
+  return write_result(a.out, format_of(a),
+                      {.table = [&] { return reports::sweep_table(axes, points, reps); },
+                       .json = [&] { return j.dump(2) + "\n"; }});
 }
 
 // What a shard file must record to rebuild the grid at merge time.

@@ -323,7 +323,7 @@ TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
   std::string args = "sweep " + scenario("clinic.json") +
                      " --vary /release/batch=5:7:1 --vary /classes/0/offset_ms=0:10000:10000" +
-                     " --replications 3 --quiet";
+                     " --replications 3 --quiet --format json";
   auto one = run(args + " --threads 1 --csv " + csv.string());
   auto two = run(args + " --threads 2");
   ASSERT_EQ(one.code, 0) << one.err;
