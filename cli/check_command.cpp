@@ -16,6 +16,7 @@
 #include "report_command.hpp"
 #include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/markdown_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "shard.hpp"
@@ -43,16 +44,23 @@ int check_output(const common_args& a, const std::vector<models::scenario>& scen
   auto result = reports::check_json(outcomes, version);
   if (!redis.is_null()) result["redis"] = redis;
   if (a.html && write_html(*a.html, result, "check") != exit_ok) return exit_output;
-  const renderers render{.table =
-                             [&] {
-                               std::string text;
-                               for (const auto& [s, os] : outcomes)
-                                 text += reports::sla_table(*s, os, s->sla->confidence);
-                               return text + redis_text +
-                                      (all_pass ? "all SLAs hold\n" : "SLA FAILED\n");
-                             },
-                         .json = [&] { return result.dump(2) + "\n"; },
-                         .csv = [&] { return reports::check_csv(result); }};
+  const renderers render{
+      .table =
+          [&] {
+            std::string text;
+            for (const auto& [s, os] : outcomes)
+              text += reports::sla_table(*s, os, s->sla->confidence);
+            return text + redis_text + (all_pass ? "all SLAs hold\n" : "SLA FAILED\n");
+          },
+      .json = [&] { return result.dump(2) + "\n"; },
+      .csv = [&] { return reports::check_csv(result); },
+      .markdown =
+          [&] {
+            std::string text;
+            for (const auto& [s, os] : outcomes)
+              text += reports::sla_markdown(*s, os, s->sla->confidence) + "\n";
+            return text + redis_text + (all_pass ? "**all SLAs hold**\n" : "**SLA FAILED**\n");
+          }};
   if (const int rc = write_result(a.out, format_of(a), render); rc != exit_ok) return rc;
   return all_pass ? exit_ok : exit_sla_failed;
 }

@@ -9,6 +9,7 @@
 #include "redis_commands.hpp"
 #include "report_command.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/markdown_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "sim/input_error.hpp"
@@ -76,7 +77,8 @@ int compare_command(const std::vector<std::string>& all_args) {
   return write_result(a.out, format_of(a),
                       {.table = [&] { return reports::compare_table(j) + mirrored.text; },
                        .json = [&] { return j.dump(2) + "\n"; },
-                       .csv = [&] { return reports::compare_csv(j); }});
+                       .csv = [&] { return reports::compare_csv(j); },
+                       .markdown = [&] { return reports::compare_markdown(j) + mirrored.text; }});
 }
 
 }  // namespace waitroom::cli

@@ -105,7 +105,8 @@ std::vector<output_format> formats_of(command_kind kind) {
     case command_kind::check:
     case command_kind::compare:
     case command_kind::merge:
-      return {output_format::table, output_format::json, output_format::csv};
+      return {output_format::table, output_format::json, output_format::csv,
+              output_format::markdown};
     case command_kind::sweep:
     case command_kind::plan:
     case command_kind::estimate:

@@ -24,6 +24,8 @@ const std::function<std::string()>& renderer_of(const renderers& r, output_forma
       return r.json;
     case output_format::csv:
       return r.csv;
+    case output_format::markdown:
+      return r.markdown;
   }
   throw std::logic_error("renderer_of: a format without its case");
 }

@@ -20,6 +20,7 @@ struct renderers {
   std::function<std::string()> table = nullptr;
   std::function<std::string()> json = nullptr;
   std::function<std::string()> csv = nullptr;
+  std::function<std::string()> markdown = nullptr;
 };
 
 // The one rule for the default: json when the result goes to a file (--out), else table.

@@ -10,6 +10,7 @@
 #include "redis_commands.hpp"
 #include "redis_mirror.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/markdown_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "sim/input_error.hpp"
@@ -48,7 +49,12 @@ int redis_run_command(const std::vector<std::string>& args) {
                                       summary_line(url.describe(), m.block, m.keys_deleted);
                              },
                          .json = [&] { return result_json().dump(2) + "\n"; },
-                         .csv = [&] { return reports::run_csv(result_json()); }});
+                         .csv = [&] { return reports::run_csv(result_json()); },
+                         .markdown =
+                             [&] {
+                               return reports::result_markdown(s, m.result) + '\n' +
+                                      summary_line(url.describe(), m.block, m.keys_deleted);
+                             }});
   } catch (const redis::redis_error& e) {
     return redis_exit(e);
   }

@@ -19,6 +19,7 @@
 #include "progress.hpp"
 #include "report_command.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/markdown_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "shard.hpp"
@@ -143,6 +144,7 @@ struct run_outcome {
 bool wants_json(const common_args& a, output_format format) {
   switch (format) {
     case output_format::table:
+    case output_format::markdown:
       return a.html || a.series;
     case output_format::json:
     case output_format::csv:
@@ -220,7 +222,12 @@ int run_command(const std::vector<std::string>& args) {
                                                : reports::replications_table(s, *o.digest, 0.95);
                              },
                          .json = [&] { return o.result.dump(2) + "\n"; },
-                         .csv = [&] { return reports::run_csv(o.result); }};
+                         .csv = [&] { return reports::run_csv(o.result); },
+                         .markdown =
+                             [&] {
+                               return o.single ? reports::result_markdown(s, *o.single)
+                                               : reports::replications_markdown(s, *o.digest, 0.95);
+                             }};
   if (const int rc = write_result(a.out, format, render); rc != exit_ok) return rc;
   if (a.out)
     fmt::print(stderr, "waitroom: wrote {} ({} users, {} events in {:.2f}s wall)\n", *a.out,

@@ -11,6 +11,7 @@
 #include "output_writer.hpp"
 #include "report_command.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/markdown_report.hpp"
 #include "reports/report.hpp"
 #include "scenario_loading.hpp"
 #include "shard.hpp"
@@ -165,7 +166,8 @@ int merge_run(const common_args& m, const std::vector<std::string>& paths,
   return write_result(m.out, format_of(m),
                       {.table = [&] { return reports::replications_table(s, sums, 0.95); },
                        .json = [&] { return result_json().dump(2) + "\n"; },
-                       .csv = [&] { return reports::run_csv(result_json()); }});
+                       .csv = [&] { return reports::run_csv(result_json()); },
+                       .markdown = [&] { return reports::replications_markdown(s, sums, 0.95); }});
 }
 
 }  // namespace waitroom::cli

@@ -12,20 +12,20 @@ constexpr std::string_view usage_text =
 
 usage:
   waitroom run [SCENARIO] [--seed N] [--set /json/pointer=value ...]
-               [--out FILE] [--format table|json|csv] [--series FILE] [--html FILE]
+               [--out FILE] [--format table|json|csv|markdown] [--series FILE] [--html FILE]
                [--replications R] [--threads T] [--quiet] [--shard K/N]
                [--trace FILE [--trace-from S] [--trace-to S] [--trace-users N,N]]
-  waitroom check SCENARIO... [--junit FILE] [--format table|json|csv] [--out FILE]
+  waitroom check SCENARIO... [--junit FILE] [--format table|json|csv|markdown] [--out FILE]
                [--html FILE] [--seed N] [--threads T] [--set ...] [--quiet]
                [--shard K/N --out FILE] [--redis URL [--redis-keep]]
   waitroom compare SCENARIO --variant NAME:/pointer=value[,/pointer=value] ...
-               [--replications R] [--seed N] [--format table|json|csv] [--out FILE]
+               [--replications R] [--seed N] [--format table|json|csv|markdown] [--out FILE]
                [--html FILE] [--redis URL [--redis-keep]]
   waitroom sweep SCENARIO --vary /pointer=START:STOP[:STEP] ... [--replications R]
                [--format table|json] [--out FILE] [--csv FILE] [--html FILE] [--quiet]
                [--shard K/N]
   waitroom merge SHARD_FILE... [--out FILE] [--csv FILE] [--html FILE]
-               [--format table|json|csv] [--junit FILE]
+               [--format table|json|csv|markdown] [--junit FILE]
   waitroom load SCENARIO --redis URL [--speed X|asap|max] [--clients K] [--threads T]
                [--duration S]
   waitroom plan SCENARIO --knob /pointer --range LO:HI[:STEP] [--knob ... --range ...]
@@ -73,8 +73,8 @@ options:
                    is refused); --set and --unset apply in the order given
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
-  --format F       table (default without --out), json (default with --out), or csv
-                   for run, compare and check
+  --format F       table (default without --out), json (default with --out), and
+                   csv or markdown for run, compare and check
   --html FILE      also write the result as a self-contained HTML report with charts
   --replications R independent replications with 95% t intervals for every
                    statistic; the same for any --threads (default: one per core)

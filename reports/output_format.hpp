@@ -7,11 +7,11 @@
 
 namespace waitroom::reports {
 
-enum class output_format { table, json, csv };
+enum class output_format { table, json, csv, markdown };
 
 // Every format, in the order --help and error messages list them.
 inline constexpr std::array all_output_formats{output_format::table, output_format::json,
-                                               output_format::csv};
+                                               output_format::csv, output_format::markdown};
 
 // The name --format takes.
 constexpr std::string_view to_string(output_format f) {
@@ -22,6 +22,8 @@ constexpr std::string_view to_string(output_format f) {
       return "json";
     case output_format::csv:
       return "csv";
+    case output_format::markdown:
+      return "markdown";
   }
   return "?";  // not reached: the switch names every format
 }

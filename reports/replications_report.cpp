@@ -156,6 +156,11 @@ std::string replications_table(const models::scenario& s,
   return replications_table(s, digest_of(s, rs), level);
 }
 
+report_parts replications_parts(const models::scenario& s,
+                                const std::vector<replication_summary>& rs, double level) {
+  return replications_parts(s, digest_of(s, rs), level);
+}
+
 json replications_json(const models::scenario& s, const models::replication_digest& d, double level,
                        std::string_view tool_version, const models::series_bands* bands) {
   json j;

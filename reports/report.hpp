@@ -61,6 +61,8 @@ std::string replications_table(const models::scenario& s, const models::replicat
                                double level);
 report_parts replications_parts(const models::scenario& s, const models::replication_digest& d,
                                 double level);
+report_parts replications_parts(const models::scenario& s,
+                                const std::vector<replication_summary>& rs, double level);
 // Per sample time: the mean number waiting (everyone, each class) and released per interval
 // over replications, with pointwise t intervals.
 nlohmann::json series_bands_json(const models::scenario& s, const models::series_bands& b,

@@ -95,7 +95,8 @@ TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
 
   auto fmt = run("run --format xml");
   EXPECT_EQ(fmt.code, 2);
-  EXPECT_NE(fmt.err.find("--format: expected table, json or csv, found 'xml'"), std::string::npos);
+  EXPECT_NE(fmt.err.find("--format: expected table, json, csv or markdown, found 'xml'"),
+            std::string::npos);
 
   auto unwritable = run("run " + scenario("clinic.json") + " --out /nonexistent/dir/r.json");
   EXPECT_EQ(unwritable.code, 4);

@@ -22,7 +22,7 @@ check "at least ten commands" "$([ "$(wc -w <<<"$listed")" -ge 10 ] && echo yes)
 check "plan options" "$(complete_line plan --ti)" "--tie"
 check "report options" "$(complete_line report --o)" "--out"
 check "check has no --knob" "$(complete_line check --kn)" ""
-check "run's formats" "$(complete_line run --format '')" "table json csv"
+check "run's formats" "$(complete_line run --format '')" "table json csv markdown"
 check "sweep's formats" "$(complete_line sweep --format '')" "table json"
 check "a format by its start" "$(complete_line check --format j)" "json"
 check "load's formats" "$(complete_line load --format '')" "table json"
