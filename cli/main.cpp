@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "cli_support.hpp"
 #include "commands.hpp"
 #include "import_command.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
 #include "redis_commands.hpp"
 #include "report_command.hpp"

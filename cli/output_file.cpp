@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "cli_support.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::cli {

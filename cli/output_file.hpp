@@ -56,6 +56,9 @@ struct named_path {
 void refuse_same_file(const std::vector<named_path>& outputs,
                       const std::vector<named_path>& inputs);
 
+// Writes to a temporary file beside the target and renames it, so a failed run never
+// leaves a half-written result behind.
+bool write_atomically(const std::string& path, const std::string& text);
 // The reason the calling thread's last write_atomically failed (for its message).
 const std::string& last_write_error();
 

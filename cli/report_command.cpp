@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
-#include "cli_support.hpp"
 #include "commands.hpp"
 #include "models/json/json_reader.hpp"
 #include "models/json/json_text.hpp"

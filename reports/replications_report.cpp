@@ -156,6 +156,11 @@ std::string replications_table(const models::scenario& s,
   return replications_table(s, digest_of(s, rs), level);
 }
 
+report_parts replications_parts(const models::scenario& s,
+                                const std::vector<replication_summary>& rs, double level) {
+  return replications_parts(s, digest_of(s, rs), level);
+}
+
 json replications_json(const models::scenario& s, const models::replication_digest& d, double level,
                        std::string_view tool_version, const models::series_bands* bands) {
   json j;
@@ -191,16 +196,20 @@ json replications_json(const models::scenario& s, const models::replication_dige
   return j;
 }
 
-std::string replications_table(const models::scenario& s, const models::replication_digest& d,
-                               double level) {
-  std::string out = fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
-                                s.name, s.seed, d.count(), level * 100);
+report_parts replications_parts(const models::scenario& s, const models::replication_digest& d,
+                                double level) {
+  report_parts parts{{fmt::format("scenario {}  seed {}  {} replications, {:.0f}% intervals\n\n",
+                                  s.name, s.seed, d.count(), level * 100),
+                      {}}};
   constexpr models::sla_metric shown[] = {models::sla_metric::mean_wait_s,
                                           models::sla_metric::p95_wait_s,
                                           models::sla_metric::p99_wait_s};
   std::vector<std::int32_t> rows;
   for (std::size_t c = 0; c < s.classes.size(); ++c) rows.push_back(static_cast<std::int32_t>(c));
   if (s.classes.size() > 1) rows.push_back(-1);
+  auto name_of = [&](std::int32_t c) {
+    return c < 0 ? std::string("all") : s.classes[static_cast<std::size_t>(c)].name;
+  };
   // One unit for the table, from its largest figure (interval ends included).
   double top = 0;
   for (auto c : rows)
@@ -210,18 +219,20 @@ std::string replications_table(const models::scenario& s, const models::replicat
       if (std::isfinite(iv.hi())) top = std::max(top, std::fabs(iv.hi()));
     }
   const time_unit unit = time_unit_for(top);
-  out += fmt::format(
-      "{:<12} {:>22} {:>22} {:>22}\n", "class", fmt::format("mean wait ({})", unit.name),
-      fmt::format("p95 wait ({})", unit.name), fmt::format("p99 wait ({})", unit.name));
+  text_table waits{{{"class", 12, true},
+                    {fmt::format("mean wait ({})", unit.name), 22},
+                    {fmt::format("p95 wait ({})", unit.name), 22},
+                    {fmt::format("p99 wait ({})", unit.name), 22}},
+                   {},
+                   {}};
   auto cell = [&](std::int32_t c, models::sla_metric m) {
     auto iv = d.metric(c, m, level);
     if (std::isnan(iv.mean)) return std::string("no data");  // no released user somewhere
     return interval_text(iv, unit.seconds);
   };
   for (auto ci : rows)
-    out += fmt::format("{:<12} {:>22} {:>22} {:>22}\n",
-                       ci < 0 ? "all" : s.classes[static_cast<std::size_t>(ci)].name,
-                       cell(ci, shown[0]), cell(ci, shown[1]), cell(ci, shown[2]));
+    waits.rows.push_back({name_of(ci), cell(ci, shown[0]), cell(ci, shown[1]), cell(ci, shown[2])});
+  parts.push_back({{}, std::move(waits)});
   // Tail probabilities: measured in each replication, then the same t interval.
   std::vector<std::pair<std::string, json>> tails;
   double t_top = 0;
@@ -229,24 +240,32 @@ std::string replications_table(const models::scenario& s, const models::replicat
     json j;
     put_tails(j, d, ci, level);
     for (const auto& t : j["p_wait_above"]) t_top = std::max(t_top, t["t_s"].get<double>());
-    tails.emplace_back(ci < 0 ? "all" : s.classes[static_cast<std::size_t>(ci)].name, std::move(j));
+    tails.emplace_back(name_of(ci), std::move(j));
   }
   const time_unit t_unit = time_unit_for(t_top);
-  out += fmt::format("\n{:<12} {:>10} {:>22}  (share of released users; t from {})\n", "class",
-                     fmt::format("t ({})", t_unit.name), "P(wait > t)",
-                     s.sla ? "the SLA's wait limits" : "fixed points");
+  text_table shares{
+      {{"class", 12, true}, {fmt::format("t ({})", t_unit.name), 10}, {"P(wait > t)", 22}},
+      {},
+      fmt::format("  (share of released users; t from {})",
+                  s.sla ? "the SLA's wait limits" : "fixed points")};
   auto share = [&](const json& v) {
     if (v["estimate"].is_null()) return std::string("no data");
     return interval_text(v["estimate"].get<double>(),
                          (v["ci"][1].get<double>() - v["ci"][0].get<double>()) / 2);
   };
   for (const auto& [name, j] : tails) {
-    out += fmt::format("{:<12} {:>10} {:>22}\n", name, "0", share(j["p_waited"]));
+    shares.rows.push_back({name, "0", share(j["p_waited"])});
     for (const auto& t : j["p_wait_above"])
-      out += fmt::format("{:<12} {:>10} {:>22}\n", name,
-                         fmt::format("{:.4g}", t["t_s"].get<double>() / t_unit.seconds), share(t));
+      shares.rows.push_back(
+          {name, fmt::format("{:.4g}", t["t_s"].get<double>() / t_unit.seconds), share(t)});
   }
-  return out;
+  parts.push_back({"\n", std::move(shares)});
+  return parts;
+}
+
+std::string replications_table(const models::scenario& s, const models::replication_digest& d,
+                               double level) {
+  return fixed_width(replications_parts(s, d, level));
 }
 
 nlohmann::json compare_json(const std::vector<std::string>& names,
@@ -287,12 +306,13 @@ nlohmann::json compare_json(const std::vector<std::string>& names,
   return j;
 }
 
-std::string compare_table(const nlohmann::json& j) {
-  std::string out = fmt::format(
-      "{} replications on common random numbers, {:.0f}% intervals; "
-      "differences are against '{}'\n\n",
-      j["replications"].get<std::size_t>(), j["confidence"].get<double>() * 100,
-      j["variants"][0]["name"].get<std::string>());
+report_parts compare_parts(const nlohmann::json& j) {
+  report_parts parts{
+      {fmt::format("{} replications on common random numbers, {:.0f}% intervals; "
+                   "differences are against '{}'\n\n",
+                   j["replications"].get<std::size_t>(), j["confidence"].get<double>() * 100,
+                   j["variants"][0]["name"].get<std::string>()),
+       {}}};
   // A class with no released user in some replication has no wait: null, shown as such.
   auto known = [](const json& m) {
     return !(m["estimate"].is_null() || m["ci"][0].is_null() || m["ci"][1].is_null());
@@ -320,21 +340,28 @@ std::string compare_table(const nlohmann::json& j) {
     return interval_text(m["estimate"].get<double>() / unit_seconds,
                          (m["ci"][1].get<double>() - m["ci"][0].get<double>()) / 2 / unit_seconds);
   };
+  // The paired difference of a variant's figure (none for the first, which it is against).
+  auto difference = [&](const json& m, double unit_seconds) {
+    return m.contains("difference") ? cell(m["difference"], unit_seconds) : std::string();
+  };
   const time_unit unit = unit_of({"mean_wait_s", "p95_wait_s"}, true);
-  out += fmt::format(
-      "{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", "variant", "class",
-      fmt::format("mean wait ({})", unit.name), fmt::format("difference ({})", unit.name),
-      fmt::format("p95 wait ({})", unit.name), fmt::format("difference ({})", unit.name));
+  text_table waits{{{"variant", 16, true},
+                    {"class", 8, true},
+                    {fmt::format("mean wait ({})", unit.name), 20},
+                    {fmt::format("difference ({})", unit.name), 22},
+                    {fmt::format("p95 wait ({})", unit.name), 20},
+                    {fmt::format("difference ({})", unit.name), 22}},
+                   {},
+                   {}};
   for (const auto& v : j["variants"])
     for (const auto& c : v["classes"]) {
       const auto& mean = c["mean_wait_s"];
       const auto& p95 = c["p95_wait_s"];
-      out += fmt::format("{:<16} {:<8} {:>20} {:>22} {:>20} {:>22}\n", v["name"].get<std::string>(),
-                         c["class"].get<std::string>(), cell(mean, unit.seconds),
-                         mean.contains("difference") ? cell(mean["difference"], unit.seconds) : "",
-                         cell(p95, unit.seconds),
-                         p95.contains("difference") ? cell(p95["difference"], unit.seconds) : "");
+      waits.rows.push_back({v["name"].get<std::string>(), c["class"].get<std::string>(),
+                            cell(mean, unit.seconds), difference(mean, unit.seconds),
+                            cell(p95, unit.seconds), difference(p95, unit.seconds)});
     }
+  parts.push_back({{}, std::move(waits)});
   // Whole-room figures (Redis, backend) where the scenario measures them, each in its unit.
   const auto& all = j["variants"][0]["classes"][0];
   for (const auto metric :
@@ -350,17 +377,22 @@ std::string compare_table(const nlohmann::json& j) {
       unit_name = u.name;
     }
     const std::string suffix = unit_name.empty() ? "" : " (" + unit_name + ")";
-    out += fmt::format("\n{:<16} {:>20} {:>22}  ({}, everyone)\n", "variant", "value" + suffix,
-                       "difference" + suffix, name);
+    text_table room{{{"variant", 16, true}, {"value" + suffix, 20}, {"difference" + suffix, 22}},
+                    {},
+                    fmt::format("  ({}, everyone)", name)};
     for (const auto& v : j["variants"]) {
       const auto& m = v["classes"][0][name];
       if (m["estimate"].is_null()) continue;
-      out +=
-          fmt::format("{:<16} {:>20} {:>22}\n", v["name"].get<std::string>(), cell(m, unit_seconds),
-                      m.contains("difference") ? cell(m["difference"], unit_seconds) : "");
+      room.rows.push_back(
+          {v["name"].get<std::string>(), cell(m, unit_seconds), difference(m, unit_seconds)});
     }
+    parts.push_back({"\n", std::move(room)});
   }
-  return out;
+  return parts;
+}
+
+std::string compare_table(const nlohmann::json& j) {
+  return fixed_width(compare_parts(j));
 }
 
 namespace {
@@ -436,29 +468,38 @@ time_unit sla_time_unit(const std::vector<models::sla_outcome>& outcomes) {
   return targets_time_unit(outcomes);
 }
 
+sla_rows sla_table_rows(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
+                        double level) {
+  const time_unit times = targets_time_unit(outcomes);
+  sla_rows out{fmt::format("{}: {:.0f}% confidence, times in {}", s.name, level * 100, times.name),
+               {}};
+  for (const auto& o : outcomes) {
+    const auto u = unit_of(o.target.metric, times);
+    out.rows.push_back({o.verdict == models::sla_verdict::pass   ? "ok"
+                        : o.verdict == models::sla_verdict::fail ? "FAIL"
+                                                                 : "UNDECIDED",
+                        target_text(s, o.target, u),
+                        std::isnan(o.estimate.mean)
+                            ? std::string()
+                            : with_unit(interval_text(o.estimate, u.scale), u),
+                        o.reason});
+  }
+  return out;
+}
+
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level) {
-  const time_unit times = targets_time_unit(outcomes);
-  std::string out =
-      fmt::format("{}: {:.0f}% confidence, times in {}\n", s.name, level * 100, times.name);
-  auto word_of = [](const models::sla_outcome& o) -> std::string_view {
-    return o.verdict == models::sla_verdict::pass   ? "ok"
-           : o.verdict == models::sla_verdict::fail ? "FAIL"
-                                                    : "UNDECIDED";
-  };
+  const sla_rows t = sla_table_rows(s, outcomes, level);
+  std::string out = t.title + "\n";
   // The verdict column is as wide as its widest word, so the targets line up.
   std::size_t width = 4;
-  for (const auto& o : outcomes) width = std::max(width, word_of(o).size());
-  for (const auto& o : outcomes) {
-    const auto word = word_of(o);
-    const auto u = unit_of(o.target.metric, times);
-    const std::string target = target_text(s, o.target, u);
-    if (std::isnan(o.estimate.mean))
-      out += fmt::format("  {:<{}} {:<40} no data\n", word, width, target);
+  for (const auto& r : t.rows) width = std::max(width, r.verdict.size());
+  for (const auto& r : t.rows) {
+    if (r.measured.empty())
+      out += fmt::format("  {:<{}} {:<40} no data\n", r.verdict, width, r.target);
     else
-      out += fmt::format("  {:<{}} {:<40} measured {}\n", word, width, target,
-                         with_unit(interval_text(o.estimate, u.scale), u));
-    if (!o.reason.empty()) out += fmt::format("{:{}}{}\n", "", width + 3, o.reason);
+      out += fmt::format("  {:<{}} {:<40} measured {}\n", r.verdict, width, r.target, r.measured);
+    if (!r.reason.empty()) out += fmt::format("{:{}}{}\n", "", width + 3, r.reason);
   }
   return out;
 }

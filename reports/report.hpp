@@ -14,6 +14,7 @@
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "reports/interval_text.hpp"
+#include "reports/text_table.hpp"
 
 namespace waitroom::reports {
 
@@ -27,6 +28,8 @@ nlohmann::json polling_json(const models::polling_result& p,
 nlohmann::json result_json(const models::scenario& s, const models::room_result& r,
                            std::string_view tool_version);
 std::string result_table(const models::scenario& s, const models::room_result& r);
+// The same as rows and lines, for a layout of its own (result_table's is fixed-width).
+report_parts result_parts(const models::scenario& s, const models::room_result& r);
 
 // Several replications: t intervals for every statistic (see the "method" field).
 // bands (optional): the replications' queue samples, written as queue_length_bands.
@@ -56,6 +59,10 @@ nlohmann::json replications_json(const models::scenario& s, const models::replic
                                  const models::series_bands* bands = nullptr);
 std::string replications_table(const models::scenario& s, const models::replication_digest& d,
                                double level);
+report_parts replications_parts(const models::scenario& s, const models::replication_digest& d,
+                                double level);
+report_parts replications_parts(const models::scenario& s,
+                                const std::vector<replication_summary>& rs, double level);
 // Per sample time: the mean number waiting (everyone, each class) and released per interval
 // over replications, with pointwise t intervals.
 nlohmann::json series_bands_json(const models::scenario& s, const models::series_bands& b,
@@ -68,9 +75,22 @@ nlohmann::json compare_json(const std::vector<std::string>& names,
                             const std::vector<std::vector<models::room_result>>& runs,
                             double level);
 std::string compare_table(const nlohmann::json& comparison);
+report_parts compare_parts(const nlohmann::json& comparison);
 // SLA outcomes: a table for people, JUnit XML for CI systems.
 std::string sla_table(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
                       double level);
+// sla_table's rows: per target its verdict ("ok", "FAIL", "UNDECIDED"), the target ("vip
+// mean_wait_s <= 20 s"), the estimate with its interval and unit (empty: no data) and why
+// censoring or missing data decided it (empty: nothing to add); the title names the scenario.
+struct sla_row {
+  std::string verdict, target, measured, reason;
+};
+struct sla_rows {
+  std::string title;
+  std::vector<sla_row> rows;
+};
+sla_rows sla_table_rows(const models::scenario& s, const std::vector<models::sla_outcome>& outcomes,
+                        double level);
 // One target for a table whose times are in `times`: "vip mean_wait_s <= 20 s", and its estimate
 // "1.641 ± 0.097" in the same unit; the unit for a table of outcomes (interval_text.hpp's rule).
 std::string sla_target_text(const models::scenario& s, const models::sla_target& t,

@@ -95,7 +95,8 @@ TEST(Cli, BadInputExitsTwoAndLeavesNoFile) {
 
   auto fmt = run("run --format xml");
   EXPECT_EQ(fmt.code, 2);
-  EXPECT_NE(fmt.err.find("--format: expected table, json or csv, found 'xml'"), std::string::npos);
+  EXPECT_NE(fmt.err.find("--format: expected table, json, csv or markdown, found 'xml'"),
+            std::string::npos);
 
   auto unwritable = run("run " + scenario("clinic.json") + " --out /nonexistent/dir/r.json");
   EXPECT_EQ(unwritable.code, 4);
@@ -323,7 +324,7 @@ TEST(Cli, SweepWritesAGridAsJsonAndCsvTheSameForAnyThreadCount) {
   fs::path csv = fs::path(testing::TempDir()) / ("grid_" + std::to_string(::getpid()) + ".csv");
   std::string args = "sweep " + scenario("clinic.json") +
                      " --vary /release/batch=5:7:1 --vary /classes/0/offset_ms=0:10000:10000" +
-                     " --replications 3 --quiet";
+                     " --replications 3 --quiet --format json";
   auto one = run(args + " --threads 1 --csv " + csv.string());
   auto two = run(args + " --threads 2");
   ASSERT_EQ(one.code, 0) << one.err;

@@ -22,5 +22,9 @@ check "at least ten commands" "$([ "$(wc -w <<<"$listed")" -ge 10 ] && echo yes)
 check "plan options" "$(complete_line plan --ti)" "--tie"
 check "report options" "$(complete_line report --o)" "--out"
 check "check has no --knob" "$(complete_line check --kn)" ""
+check "run's formats" "$(complete_line run --format '')" "table json csv markdown"
+check "sweep's formats" "$(complete_line sweep --format '')" "table json"
+check "a format by its start" "$(complete_line check --format j)" "json"
+check "load's formats" "$(complete_line load --format '')" "table json"
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail

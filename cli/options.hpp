@@ -1,19 +1,19 @@
 #pragma once
-// What the commands share: argument parsing, loading a scenario (file or the embedded
-// default) with --set overrides, the thread count, and atomic output files.
-#include <chrono>
+// The command line the commands share (run, validate, check, compare, estimate, sweep, plan,
+// merge): every option with its --help text, read into common_args and checked before any work.
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "memory_check.hpp"
-#include "models/scenario/scenario.hpp"
 #include "output_file.hpp"
+#include "reports/output_format.hpp"
 
 namespace waitroom::cli {
 
@@ -36,7 +36,7 @@ struct common_args {
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
-  std::optional<std::string> format;
+  std::optional<reports::output_format> format;
   std::optional<std::string> html;    // a self-contained HTML report of the result
   std::optional<std::string> series;  // run: the queue-length samples as CSV
   std::vector<std::string> vary;      // sweep: /pointer=START:STOP:STEP
@@ -78,47 +78,8 @@ std::uint32_t replications_or(const common_args& a, std::uint32_t fallback);
 void check_arguments_utf8(const std::vector<std::string>& args);
 common_args parse_args(const std::string& command, const std::vector<std::string>& args,
                        command_kind kind);
-models::scenario load(const common_args& a, std::optional<std::string> path);
 // The files a command will write (--out, --html, --series, --trace, --junit, --csv).
 std::vector<named_path> outputs_of(const common_args& a);
-// A scenario file as load() read it (each file is read once per process, so a shard records
-// exactly what it ran).
-const scenario_source& source_of(const std::string& path);
 unsigned threads_or_cores(unsigned t);
-// Writes to a temporary file beside the target and renames it, so a failed run never
-// leaves a half-written result behind.
-bool write_atomically(const std::string& path, const std::string& text);
-
-// "[k/N] 42% ETA 12s" on stderr for long work (run --replications, sweep, plan, check), never
-// with --quiet: on a terminal one line redrawn once the work has taken a second; otherwise (a
-// CI log) a whole line every 10 s (WAITROOM_PROGRESS_S), so a long job shows it is alive.
-// step() and advance() may be called from several threads.
-class progress {
- public:
-  progress(std::size_t total, bool quiet, std::string label = {});
-  ~progress();
-  progress(const progress&) = delete;
-  progress& operator=(const progress&) = delete;
-  void step(std::size_t done);
-  void advance();
-  // A single run's line (its simulated time, users waiting), redrawn at most 4 times a
-  // second once the run has taken 2 s; the destructor ends the line.
-  void status(const std::string& text);
-
- private:
-  // Whether a log line is due now (and the time it was last written, updated).
-  bool heartbeat_due(std::chrono::steady_clock::time_point now);
-  static std::chrono::duration<double> heartbeat_every();  // 10 s, or WAITROOM_PROGRESS_S
-  std::size_t total_;
-  bool on_;
-  bool terminal_;
-  bool shown_ = false;
-  std::string label_;
-  std::size_t done_ = 0;
-  std::chrono::steady_clock::time_point start_, last_;
-  std::mutex mutex_;
-};
-// The result to --out (atomically) or to stdout; returns the exit code.
-int write_or_print(const common_args& a, const std::string& text);
 
 }  // namespace waitroom::cli
