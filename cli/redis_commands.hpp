@@ -26,6 +26,8 @@ struct redis_request {
   bool keep = false;
 };
 redis_request take_redis_flags(std::vector<std::string>& args);
+// Nothing in a build with the Redis backend; else throws input_error naming --redis (exit 2).
+void require_redis_backend();
 // Throws input_error for what cannot be mirrored (an mser5 warm-up runs the room twice).
 void refuse_unmirrorable(const models::scenario& s, const std::string& where);
 

@@ -233,15 +233,6 @@ std::string to_table(const redis::load_result& r, const redis::load_options& o,
 
 }  // namespace
 
-std::string load_usage() {
-  return R"(  waitroom load SCENARIO --redis URL [--speed X|asap] [--clients K] [--duration S]
-               [--threads T] [--pipeline N] [--no-status-cache] [--redis-keep] [--redis-retry S]
-               [--set P=V] [--unset P] [--seed N] [--format table|json] [--out FILE]
-  waitroom load SCENARIO --redis URL --speed max [--probe S] [--p99-limit MS] [...]
-               the fastest speed Redis keeps up with (exit 1 when none down to 1/64x)
-)";
-}
-
 int load_command(const std::vector<std::string>& args) {
   if (std::find(args.begin(), args.end(), "--help") != args.end() ||
       std::find(args.begin(), args.end(), "-h") != args.end()) {

@@ -32,41 +32,31 @@ int redis_exit(const redis::redis_error& e) {
   return e.kind() == redis::error_kind::parity ? exit_redis_parity : exit_redis;
 }
 
-bool wants_redis(const std::vector<std::string>& args) {
-  return std::find(args.begin(), args.end(), "--redis") != args.end();
-}
-
 namespace {
 
 // A mirror that also samples INFO memory at the end of every release round (at most ten
 // times a simulated second), with the number of waiting users the operations imply.
-class sampled_mirror final : public models::queue_mirror {
+class sampled_mirror final : public models::forwarding_mirror {
  public:
-  sampled_mirror(redis::redis_mirror& m, redis::connection& c) : m_(m), c_(c) {}
+  sampled_mirror(redis::redis_mirror& m, redis::connection& c) : forwarding_mirror(m), c_(c) {}
   void enter(std::uint32_t l, std::uint64_t t, double s, std::int64_t n) override {
     ++waiting_;
-    m_.enter(l, t, s, n);
+    forwarding_mirror::enter(l, t, s, n);
   }
   void remove(std::uint32_t l, std::uint64_t t, std::int64_t n) override {
     --waiting_;
-    m_.remove(l, t, n);
-  }
-  void move(std::uint32_t f, std::uint32_t to, std::uint64_t t, double s, std::int64_t n) override {
-    m_.move(f, to, t, s, n);
+    forwarding_mirror::remove(l, t, n);
   }
   void released(std::uint32_t l, std::span<const std::uint64_t> t, std::int64_t n) override {
     waiting_ -= t.size();
-    m_.released(l, t, n);
+    forwarding_mirror::released(l, t, n);
   }
   void drawn(std::uint32_t set, std::uint64_t t, std::int64_t n) override {
     --waiting_;
-    m_.drawn(set, t, n);
-  }
-  void ranked(std::uint32_t l, std::uint64_t t, std::uint64_t r, std::int64_t n) override {
-    m_.ranked(l, t, r, n);
+    forwarding_mirror::drawn(set, t, n);
   }
   void round_end(std::int64_t n) override {
-    m_.round_end(n);
+    forwarding_mirror::round_end(n);
     if (n - last_sample_ns_ >= 100'000'000) {
       last_sample_ns_ = n;
       memory.sample(c_, waiting_);
@@ -75,7 +65,6 @@ class sampled_mirror final : public models::queue_mirror {
   redis::memory_sampler memory;
 
  private:
-  redis::redis_mirror& m_;
   redis::connection& c_;
   std::uint64_t waiting_ = 0;
   std::int64_t last_sample_ns_ = INT64_MIN / 2;
@@ -83,24 +72,7 @@ class sampled_mirror final : public models::queue_mirror {
 
 }  // namespace
 
-redis_request take_redis_flags(std::vector<std::string>& args) {
-  redis_request r;
-  std::vector<std::string> rest;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--redis") {
-      if (i + 1 >= args.size())
-        throw sim::input_error("--redis", "a URL (redis://host:port or unix:///path)", "nothing");
-      r.url = args[++i];
-    } else if (args[i] == "--redis-keep") {
-      r.keep = true;
-    } else {
-      rest.push_back(args[i]);
-    }
-  }
-  if (r.keep && !r.url) throw sim::input_error("--redis-keep", "--redis URL with it", "no --redis");
-  args = std::move(rest);
-  return r;
-}
+void require_redis_backend() {}
 
 void refuse_unmirrorable(const models::scenario& s, const std::string& where) {
   if (s.run.warmup == models::warmup_kind::mser5)

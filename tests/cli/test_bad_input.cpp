@@ -27,6 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Whether the program under test was built with the Redis backend (tests/CMakeLists.txt).
+constexpr bool with_redis_backend = WAITROOM_WITH_REDIS_BUILD;
+
 using outcome = waitroom::testing_support::cli_outcome;
 using waitroom::testing_support::slurp;
 
@@ -628,4 +631,25 @@ TEST(BadInput, JunitAndTracesStayValidForAnyName) {
   for (std::string line; std::getline(in, line); ++lines)
     EXPECT_TRUE(nlohmann::json::accept(line)) << line;
   EXPECT_GT(lines, 0u);
+}
+
+// A build without the Redis backend (-DWAITROOM_WITH_REDIS=OFF) says so for every command
+// that would talk to Redis, as bad input, and still documents load.
+TEST(BadInput, ABuildWithoutRedisRefusesTheRedisCommands) {
+  if (with_redis_backend) GTEST_SKIP() << "this build has the Redis backend";
+  const std::string why =
+      "expected a build with the live Redis backend (cmake -DWAITROOM_WITH_REDIS=ON), found a "
+      "build without it";
+  for (const std::string& args : std::vector<std::string>{
+           "run --redis redis://127.0.0.1:1",
+           "check " + scenario("clinic_ratio.json") + " --redis unix:///nonexistent",
+           "load " + scenario("clinic.json") + " --redis redis://127.0.0.1:1"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+  const auto help = run("load --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--format table|json"), std::string::npos) << help.out;
 }
