@@ -22,6 +22,8 @@ int estimate_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int plan_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
+int fit_command(const std::vector<std::string>& args);
+std::string fit_usage();
 // `merge` of shard files already in memory (the fuzzer's entry point: merge_command without
 // reading the files): texts[i] is the content of the i-th file `args` names, and that name is
 // what errors give, so the two report alike.

@@ -45,9 +45,10 @@ int dispatch(std::vector<std::string> args) {
     if (cmd == "report") return report_command(args);
     if (cmd == "load") return load_command(args);
     if (cmd == "import") return import_command(args);
+    if (cmd == "fit") return fit_command(args);
     fmt::print(stderr,
                "waitroom: unknown command '{}' (commands: run, check, compare, sweep, merge, plan, "
-               "report, estimate, validate, import; see "
+               "report, estimate, validate, import, fit; see "
                "waitroom --help)\n",
                cmd);
     return exit_bad_input;

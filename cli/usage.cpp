@@ -37,6 +37,7 @@ usage:
                [--format table|json] [--out FILE]
   waitroom validate SCENARIO [--set /json/pointer=value ...]
   waitroom import cloudflare ROOM.json --arrivals FILE [--event FILE] [--out FILE]
+  waitroom fit LOG [--out SCENARIO.json] [--format table|json|markdown] [--time-unit s|ms]
   waitroom COMMAND --help     every option of one command
   waitroom --help | --version
 
@@ -64,6 +65,9 @@ commands:
              check as one self-contained HTML page with charts (opens offline)
   validate   check SCENARIO and print the effective scenario as JSON
   import     a Cloudflare waiting room's JSON as a scenario (docs/products.md)
+  fit        a scenario fitted to last event's log (arrivals, shares, patience with
+             censoring, service, release rate), each figure with its interval
+             (docs/calibration.md)
 
 options:
   --seed N         random seed (overrides the scenario's "seed")

@@ -84,7 +84,7 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
   std::vector<observation> service;
   std::vector<double> in_service;               // reached, not done: censored at the log's end
   std::vector<std::pair<double, int>> backend;  // +1 reached, -1 done
-  std::vector<double> exits;                    // released or gave up, from the start
+  std::vector<double> joins, exits;             // joined; released or gave up (from the start)
   double first_release = std::numeric_limits<double>::infinity(), last_release = -first_release;
   std::uint64_t released = 0, reached = 0, traced_no_shows = 0;
   read_event_log(in, name, o.unit, [&](const user_record& r) {
@@ -101,6 +101,7 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
     c.end_s = std::max(c.end_s, r.joined_s);
     for (const auto& t : {r.released_s, r.left_s, r.reached_s, r.done_s})
       if (t) c.end_s = std::max(c.end_s, *t);
+    joins.push_back(r.joined_s - c.start_s);  // in order: the reader checks it
     if (r.left_s || r.released_s) exits.push_back(r.left_s.value_or(*r.released_s) - c.start_s);
     if (r.left_s) {
       ++cl.gave_up;
@@ -141,19 +142,33 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
   c.segments = fit_change_points(c.arrivals_per_bin, o.bin_s);
   if (last_release > first_release)
     c.throughput_per_s = static_cast<double>(released) / (last_release - first_release);
-  // Users waiting at each bin boundary: joined before it, not yet released or gone.
+  // A bin is busy when the queue never ran empty in it: walk the joins and exits in time
+  // order (an exit first at a tie, so a user released as they join does not count as waiting)
+  // and keep each bin's least queue length.
   std::sort(exits.begin(), exits.end());
-  std::uint64_t joined = 0, busy_released = 0;
-  std::size_t gone = 0;
-  std::vector<std::uint64_t> waiting_at;  // at the start of bin k
-  for (std::size_t k = 0; k <= c.released_per_bin.size(); ++k) {
-    const double edge = static_cast<double>(k) * o.bin_s;
-    while (gone < exits.size() && exits[gone] < edge) ++gone;
-    waiting_at.push_back(joined - std::min<std::uint64_t>(joined, gone));
-    if (k < c.arrivals_per_bin.size()) joined += c.arrivals_per_bin[k];
+  std::vector<std::uint64_t> least(c.released_per_bin.size(), 0);
+  std::uint64_t queue = 0, busy_released = 0;
+  std::size_t j = 0, e = 0;
+  for (std::size_t b = 0; b < least.size(); ++b) {
+    const double end = static_cast<double>(b + 1) * o.bin_s;
+    std::uint64_t lowest = queue;
+    for (;;) {
+      const bool exit_next = e < exits.size() && (j >= joins.size() || exits[e] <= joins[j]);
+      const double t = exit_next ? exits[e] : (j < joins.size() ? joins[j] : end);
+      if (t >= end) break;
+      if (exit_next) {
+        queue -= std::min<std::uint64_t>(queue, 1);
+        ++e;
+      } else {
+        ++queue;
+        ++j;
+      }
+      lowest = std::min(lowest, queue);
+    }
+    least[b] = lowest;
   }
-  for (std::size_t k = 0; k < c.released_per_bin.size(); ++k)
-    if (waiting_at[k] > 0 && waiting_at[k + 1] > 0) {
+  for (std::size_t k = 0; k < least.size(); ++k)
+    if (least[k] > 0) {
       ++c.busy_bins;
       busy_released += c.released_per_bin[k];
     }
@@ -191,9 +206,17 @@ json scenario_json(const calibration& c, const std::string& name) {
   json segments = json::array();
   for (const auto& s : c.segments)
     segments.push_back({{"duration_s", s.duration_s}, {"rate_per_s", s.rate_per_s}});
+  // The scenario's backend (when the log shows service times) reclaims a no-show's release
+  // and releases one more (reclaim_s), as the rooms that log no-shows do: the releases counted
+  // include those, so the batch is the rate net of them.
+  const double no_show =
+      !c.service.empty() && c.released_known > 0
+          ? static_cast<double>(c.no_shows) / static_cast<double>(c.released_known)
+          : 0.0;
   // A whole batch near every 200 ms, the interval then rounded to whole milliseconds so that
   // batch / interval is the fitted rate (2.5/s: 1 every 400 ms; 80/s: 16 every 200 ms).
-  const double rate = c.release_rate_per_s > 0 ? c.release_rate_per_s : c.throughput_per_s;
+  const double rate =
+      (c.release_rate_per_s > 0 ? c.release_rate_per_s : c.throughput_per_s) * (1 - no_show);
   const auto batch = std::max<std::int64_t>(1, std::llround(rate * 0.2));
   const auto interval_ms =
       rate > 0 ? std::max<std::int64_t>(1, std::llround(1000.0 * static_cast<double>(batch) / rate))
@@ -210,9 +233,7 @@ json scenario_json(const calibration& c, const std::string& name) {
   if (!c.service.empty()) {
     json b{{"workers", std::max<std::uint64_t>(1, c.peak_in_backend)},
            {"service_s", distribution_json(c.service.front())}};
-    if (c.released_known > 0 && c.no_shows > 0)
-      b["no_show_probability"] =
-          static_cast<double>(c.no_shows) / static_cast<double>(c.released_known);
+    if (no_show > 0) b["no_show_probability"] = no_show;
     out["backend"] = b;
   }
   return out;

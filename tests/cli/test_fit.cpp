@@ -1,0 +1,109 @@
+// `waitroom fit`: a trace the program wrote, fitted back into a scenario that runs, with the
+// known arrivals, shares and release rate inside what the fit reports; bad arguments refused
+// before anything is written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_run.hpp"
+
+namespace {
+
+using nlohmann::json;
+using waitroom::testing_support::cli_outcome;
+using waitroom::testing_support::process_temp_dir;
+using waitroom::testing_support::slurp;
+
+cli_outcome run(const std::string& args) {
+  return waitroom::testing_support::run_cli("fit", args);
+}
+
+// Two segments (10/s then 60/s for a minute each), 30% VIP, exponential patience with a
+// 60 s mean, 25 users/s released (5 every 200 ms): a queue builds in the second minute.
+std::string known_scenario(const std::filesystem::path& dir) {
+  const auto path = (dir / "known.json").string();
+  std::ofstream(path) << R"({"name": "known", "seed": 5,
+    "classes": [{"name": "vip", "share": 0.3, "patience_s": {"dist": "exponential", "mean": 60}},
+                {"name": "normal", "share": 0.7,
+                 "patience_s": {"dist": "exponential", "mean": 60}}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 60, "rate_per_s": 10},
+                                                      {"duration_s": 60, "rate_per_s": 60}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 5}})";
+  return path;
+}
+
+TEST(FitCommand, FitsTheProgramsOwnTraceBackIntoAScenarioThatRuns) {
+  const auto dir = process_temp_dir("fit");
+  const auto trace = (dir / "known.trace").string();
+  ASSERT_EQ(run("run " + known_scenario(dir) + " --trace " + trace + " --quiet").code, 0);
+  const auto fitted = (dir / "fitted.json").string();
+  const auto r = run("fit " + trace + " --out " + fitted + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json fit = json::parse(r.out);
+  EXPECT_EQ(fit["scenario"], json::parse(slurp(fitted)));  // the file is what stdout shows
+  ASSERT_EQ(fit["arrivals"].size(), 2u);
+  const double truth[] = {10, 60};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LE(fit["arrivals"][i]["rate_per_s"]["lo"].get<double>(), truth[i]) << i;
+    EXPECT_GE(fit["arrivals"][i]["rate_per_s"]["hi"].get<double>(), truth[i]) << i;
+  }
+  EXPECT_NEAR(fit["arrivals"][1]["start_s"].get<double>(), 60, 2);
+  for (const auto& c : fit["classes"]) {
+    const double share = c["name"] == "vip" ? 0.3 : 0.7;
+    EXPECT_LE(c["share"]["lo"].get<double>(), share) << c["name"];
+    EXPECT_GE(c["share"]["hi"].get<double>(), share) << c["name"];
+    ASSERT_FALSE(c["patience"].empty()) << c["name"];
+  }
+  // Ticks release exactly 5 every 200 ms while users wait throughout a second.
+  EXPECT_DOUBLE_EQ(fit["release_rate_per_s"].get<double>(), 25);
+  EXPECT_EQ(fit["scenario"]["release"]["batch"], 5);
+  EXPECT_EQ(fit["scenario"]["release"]["interval_ms"], 200);
+  const auto again = run("run " + fitted + " --quiet --format json");
+  ASSERT_EQ(again.code, 0) << again.err;
+
+  const auto table = run("fit " + trace);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("release: 25.00 users/s"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("--out SCENARIO.json"), std::string::npos) << table.out;
+}
+
+TEST(FitCommand, BadArgumentsAreRefusedBeforeAnythingIsWritten) {
+  const auto dir = process_temp_dir("fit");
+  const auto log = (dir / "log.jsonl").string();
+  std::ofstream(log) << R"({"user": "a", "class": "vip", "joined_at": 10})"
+                     << "\n"
+                     << R"({"user": "b", "class": "vip", "joined_at": 5})"
+                     << "\n";
+  auto r = run("fit");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("waitroom fit: expected one LOG file, found none"), std::string::npos)
+      << r.err;
+  r = run("fit " + (dir / "absent.jsonl").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("absent.jsonl: expected a readable event log, found no such file"),
+            std::string::npos)
+      << r.err;
+  r = run("fit " + log + " --format csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--format: expected table, json or markdown, found 'csv'"),
+            std::string::npos)
+      << r.err;
+  r = run("fit " + log + " --time-unit h");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--time-unit: expected s or ms, found 'h'"), std::string::npos) << r.err;
+  const std::string before = slurp(log);
+  r = run("fit " + log + " --out " + log);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(slurp(log), before);  // the input is kept
+  const auto out = (dir / "never.json").string();
+  r = run("fit " + log + " --out " + out);  // line 2 joined before line 1
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("log.jsonl:2"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
