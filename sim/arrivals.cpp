@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string_view>
 #include <unordered_map>
 
@@ -43,6 +44,70 @@ arrival_process arrival_process::renewal(distribution interarrival_s) {
   return p;
 }
 
+double surge_shape::rate_at(double t_s) const {
+  if (t_s < 0 || t_s >= duration_s) return 0.0;
+  return base_rate_per_s + (peak_rate_per_s - base_rate_per_s) * std::exp2(-t_s / half_life_s);
+}
+
+double surge_shape::decay_total() const {
+  return (peak_rate_per_s - base_rate_per_s) * half_life_s / std::numbers::ln2;
+}
+
+double surge_shape::expected_by(double t_s) const {
+  const double t = std::min(t_s, duration_s);
+  if (!(t > 0)) return 0.0;
+  const double base = base_rate_per_s > 0 ? base_rate_per_s * t : 0.0;  // not 0 x infinity
+  return base - decay_total() * std::expm1(-t * std::numbers::ln2 / half_life_s);
+}
+
+arrival_process arrival_process::surge(surge_shape shape) {
+  arrival_process p;
+  p.kind_ = kind::surge;
+  p.surge_end_ =
+      std::isinf(shape.duration_s) ? sim_time::max() : sim_time::from_seconds(shape.duration_s);
+  p.surge_ = shape;
+  return p;
+}
+
+void arrival_process::draw_surge_base(rng& r) {
+  base_next_s_ = surge_.base_rate_per_s > 0
+                     ? base_next_s_ - std::log(r.uniform_open0()) / surge_.base_rate_per_s
+                     : std::numeric_limits<double>::infinity();
+}
+
+void arrival_process::draw_surge_decay(rng& r) {
+  // The decaying part's expected arrivals after t are total 2^(-t / h): the next one comes
+  // when an Exp(1) draw of them has passed, or never when fewer are left.
+  const double total = surge_.decay_total();
+  decay_left_ = total > 0 ? decay_left_ + std::log(r.uniform_open0()) / total : 0.0;
+  decay_next_s_ = decay_left_ > 0 ? -surge_.half_life_s * std::log2(decay_left_)
+                                  : std::numeric_limits<double>::infinity();
+}
+
+bool arrival_process::next_surge(rng& r, arrival& out) {
+  if (!surge_started_) {
+    surge_started_ = true;
+    base_next_s_ = 0.0;
+    draw_surge_base(r);
+    draw_surge_decay(r);
+  }
+  const bool base = base_next_s_ <= decay_next_s_;
+  const double t = base ? base_next_s_ : decay_next_s_;
+  if (std::isinf(t)) return false;
+  const sim_time at = sim_time::from_seconds(t);
+  if (!(at < surge_end_)) {
+    base_next_s_ = decay_next_s_ = std::numeric_limits<double>::infinity();  // both are past it
+    return false;
+  }
+  if (base) {
+    draw_surge_base(r);
+  } else {
+    draw_surge_decay(r);
+  }
+  out = {at, -1};
+  return true;
+}
+
 bool arrival_process::next_slow(rng& r, arrival& out) {
   if (kind_ == kind::renewal) {
     // Accumulated in double seconds and rounded once, as below.
@@ -56,6 +121,7 @@ bool arrival_process::next_slow(rng& r, arrival& out) {
     out = {rec.time, static_cast<std::int32_t>(rec.user_class)};
     return true;
   }
+  if (kind_ == kind::surge) return next_surge(r, out);
   // Piecewise Poisson: by memorylessness, a gap that crosses a segment boundary restarts
   // at the boundary with the next segment's rate. Time is accumulated in double seconds
   // and rounded once, so rounding never accumulates.
@@ -84,6 +150,7 @@ void arrival_process::next_segment() {
 double arrival_process::expected_count() const {
   if (kind_ == kind::replay) return static_cast<double>(records_.size());
   if (kind_ == kind::renewal) return std::numeric_limits<double>::infinity();
+  if (kind_ == kind::surge) return surge_.expected_by(std::numeric_limits<double>::infinity());
   double n = 0.0;
   for (const auto& s : segments_) n += s.rate_per_s > 0 ? s.duration_s * s.rate_per_s : 0.0;
   return n;

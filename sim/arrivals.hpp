@@ -1,9 +1,10 @@
 #pragma once
-// Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), renewal
-// (independent interarrival times from any distribution), and replay of a recorded trace. An
-// initial backlog is the model's business (K users at t = 0).
+// Arrival processes: Poisson, piecewise-constant-rate Poisson (a flash crowd), a decaying
+// surge, renewal (independent interarrival times from any distribution), and replay of a
+// recorded trace. An initial backlog is the model's business (K users at t = 0).
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,24 @@ namespace waitroom::sim {
 struct rate_segment {
   double duration_s;  // may be +infinity for the last segment
   double rate_per_s;  // 0 is allowed (a quiet period)
+};
+
+// A surge at the opening that decays (a ticket drop, a TV ad): Poisson arrivals at
+// rate(t) = base + (peak - base) 2^(-t / half_life) for 0 <= t < duration_s, none after
+// (duration_s infinite: no end; with base 0 the surge still ends, after about
+// peak half_life / ln 2 users on average).
+struct surge_shape {
+  double base_rate_per_s = 0.0;
+  double peak_rate_per_s = 0.0;
+  double half_life_s = 1.0;
+  double duration_s = std::numeric_limits<double>::infinity();
+
+  double rate_at(double t_s) const;
+  // The expected arrivals in [0, t_s]: base t + (peak - base) half_life / ln 2
+  // (1 - 2^(-t / half_life)), t cut at the duration (infinite when they never end).
+  double expected_by(double t_s) const;
+  // The decaying part's expected arrivals over all time, (peak - base) half_life / ln 2.
+  double decay_total() const;
 };
 
 struct trace_record {
@@ -37,6 +56,9 @@ class arrival_process {
   // An ordinary renewal process: the first arrival one interarrival draw after 0, each
   // next one a fresh draw later (negative draws, from a normal, count as 0).
   static arrival_process renewal(distribution interarrival_s);
+  // Exact: the surge is the union of two independent Poisson processes, the base rate's and
+  // the decaying part's, whose cumulative rate is inverted in closed form.
+  static arrival_process surge(surge_shape shape);
 
   // The next arrival after the previous one; false when the process is exhausted.
   // Inline: one draw within the current segment; the rest (segment boundaries, replay)
@@ -63,7 +85,10 @@ class arrival_process {
  private:
   bool next_slow(rng& r, arrival& out);
   void next_segment();
-  enum class kind { piecewise, replay, renewal };
+  bool next_surge(rng& r, arrival& out);
+  void draw_surge_base(rng& r);
+  void draw_surge_decay(rng& r);
+  enum class kind { piecewise, replay, renewal, surge };
   kind kind_ = kind::piecewise;
   std::vector<rate_segment> segments_;
   std::vector<sim_time> segment_end_;
@@ -72,6 +97,14 @@ class arrival_process {
   std::vector<trace_record> records_;
   std::size_t next_record_ = 0;
   distribution interarrival_s_;
+  // The surge: each part's next arrival (infinite: none), and the decaying part's
+  // 2^(-t / half_life) at its last arrival.
+  surge_shape surge_;
+  sim_time surge_end_ = sim_time::max();
+  bool surge_started_ = false;
+  double base_next_s_ = std::numeric_limits<double>::infinity();
+  double decay_next_s_ = std::numeric_limits<double>::infinity();
+  double decay_left_ = 1.0;
 };
 
 // Draws a class index from shares (which sum to 1) with one uniform per draw.

@@ -4,6 +4,7 @@
 #include "models/scenario/sections.hpp"
 
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,9 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
                            const std::string& base_dir) {
   auto r = *top.object(
       "arrivals",
-      {"process", "rate_per_s", "segments", "trace_file", "interarrival_s", "backlog_users"}, true);
+      {"process", "rate_per_s", "segments", "trace_file", "interarrival_s", "base_rate_per_s",
+       "peak_rate_per_s", "half_life_s", "duration_s", "backlog_users"},
+      true);
   arrival_spec a;
   a.kind = read_enum<arrival_kind>(r, "process", std::nullopt);
   const std::string kind = name_of(a.kind);
@@ -21,6 +24,8 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
   r.only_when("rate_per_s", "for process", kind, "process", "poisson");
   r.only_when("segments", "for process", kind, "process", "piecewise");
   r.only_when("trace_file", "for process", kind, "process", "trace");
+  for (const char* key : {"base_rate_per_s", "peak_rate_per_s", "half_life_s", "duration_s"})
+    r.only_when(key, "for process", kind, "process", "surge");
   // Fewer than 2^31 users in a run, the backlog included.
   a.backlog_users = static_cast<std::uint64_t>(r.integer("backlog_users", 0, 0, max_users - 1));
   switch (a.kind) {  // no default: each kind reads its own keys
@@ -65,6 +70,30 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
       std::filesystem::path p(a.trace_file);
       if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
       a.trace = sim::read_trace_csv(p.string(), class_names);
+      break;
+    }
+    case arrival_kind::surge: {
+      auto& g = a.surge;
+      g.peak_rate_per_s = r.number("peak_rate_per_s", std::nullopt, {0.0, 1e9, true});
+      g.base_rate_per_s = r.number("base_rate_per_s", 0.0, {0.0, 1e9});
+      if (g.base_rate_per_s > g.peak_rate_per_s)
+        r.fail("base_rate_per_s",
+               fmt::format("a base rate at most peak_rate_per_s ({}): the surge decays from "
+                           "the peak to the base",
+                           g.peak_rate_per_s),
+               describe(r.raw("base_rate_per_s")));
+      g.half_life_s = r.number("half_life_s", std::nullopt, {0.0, max_seconds, true});
+      if (r.has("duration_s"))
+        g.duration_s = r.number("duration_s", std::nullopt, {0.0, max_seconds, true});
+      // An open-ended surge's base rate over the horizon is /run's to check.
+      const double expected =
+          a.open_ended() ? g.decay_total() : g.expected_by(std::numeric_limits<double>::infinity());
+      if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
+        r.fail("peak_rate_per_s", "fewer than 2^31 expected users in one run (with backlog_users)",
+               a.backlog_users > 0 ? fmt::format("{:.3g} expected from the surge and {} in the "
+                                                 "backlog",
+                                                 expected, a.backlog_users)
+                                   : fmt::format("{:.3g} expected", expected));
       break;
     }
   }

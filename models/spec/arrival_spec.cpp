@@ -22,6 +22,8 @@ bool arrival_spec::open_ended() const {
       return !segments.empty() && std::isinf(segments.back().duration_s);
     case arrival_kind::trace:
       return false;
+    case arrival_kind::surge:  // without a base rate the surge ends even without a duration
+      return surge.base_rate_per_s > 0 && std::isinf(surge.duration_s);
   }
   return true;
 }
@@ -36,6 +38,8 @@ double arrival_spec::final_rate_per_s() const {
       return segments.empty() ? 0.0 : segments.back().rate_per_s;
     case arrival_kind::trace:
       return 0.0;
+    case arrival_kind::surge:
+      return open_ended() ? surge.base_rate_per_s : 0.0;
   }
   return 0.0;
 }
@@ -62,6 +66,8 @@ double arrival_spec::max_rate_per_s() const {
       }
       return r;
     }
+    case arrival_kind::surge:  // the rate never rises
+      return surge.peak_rate_per_s;
   }
   return std::numeric_limits<double>::infinity();
 }
@@ -70,6 +76,7 @@ bool arrival_spec::poisson() const {
   switch (kind) {
     case arrival_kind::poisson:
     case arrival_kind::piecewise:
+    case arrival_kind::surge:
       return true;
     case arrival_kind::renewal:
     case arrival_kind::trace:
@@ -89,6 +96,8 @@ bool arrival_spec::none() const {
       return trace.empty();
     case arrival_kind::renewal:
       return false;
+    case arrival_kind::surge:  // the peak is the highest rate
+      return surge.peak_rate_per_s == 0;
   }
   return false;
 }
@@ -98,6 +107,7 @@ bool arrival_spec::classes_by_share() const {
     case arrival_kind::poisson:
     case arrival_kind::piecewise:
     case arrival_kind::renewal:
+    case arrival_kind::surge:
       return true;
     case arrival_kind::trace:
       return false;
@@ -110,6 +120,7 @@ std::optional<double> arrival_spec::steady_poisson_rate_per_s() const {
     case arrival_kind::poisson:
       return rate_per_s;
     case arrival_kind::piecewise:  // even one endless segment: the closed forms take poisson's
+    case arrival_kind::surge:      // Poisson, but its rate changes: no steady state to solve
     case arrival_kind::renewal:
     case arrival_kind::trace:
       return std::nullopt;
@@ -124,15 +135,16 @@ const sim::distribution* arrival_spec::renewal_interarrival_s() const {
     case arrival_kind::poisson:  // a renewal process too, but M/... has the closed forms
     case arrival_kind::piecewise:
     case arrival_kind::trace:
+    case arrival_kind::surge:
       return nullptr;
   }
   return nullptr;
 }
 
-void arrival_spec::peak_candidates(double horizon_s, double /*release_per_s*/,
+void arrival_spec::peak_candidates(double horizon_s, double release_per_s,
                                    const std::function<void(double, double)>& at) const {
-  // The kinds here arrive at a piecewise constant rate, so the queue is piecewise linear and
-  // peaks where a rate changes (a trace: at an arrival), whatever the release rate.
+  // At a piecewise constant rate the queue is piecewise linear and peaks where a rate changes
+  // (a trace: at an arrival), whatever the release rate.
   switch (kind) {
     case arrival_kind::poisson:
     case arrival_kind::renewal:
@@ -156,6 +168,21 @@ void arrival_spec::peak_candidates(double horizon_s, double /*release_per_s*/,
         if (t > horizon_s) break;
         at(t, ++arrived);
       }
+      return;
+    }
+    case arrival_kind::surge: {
+      const auto& g = surge;
+      double end = std::min(g.duration_s, horizon_s);
+      if (std::isinf(end) && g.base_rate_per_s == 0)  // where fewer than one more is expected
+        end = std::min(horizon_s, g.half_life_s * std::log2(std::max(1.0, g.decay_total())));
+      // The rate never rises, so the queue is concave: it peaks where the rate falls to the
+      // release rate.
+      if (g.base_rate_per_s < release_per_s && release_per_s < g.peak_rate_per_s) {
+        const double t = g.half_life_s * std::log2((g.peak_rate_per_s - g.base_rate_per_s) /
+                                                   (release_per_s - g.base_rate_per_s));
+        if (t < end) at(t, g.expected_by(t));
+      }
+      if (std::isfinite(end)) at(end, g.expected_by(end));
       return;
     }
   }
@@ -187,6 +214,12 @@ nlohmann::json arrival_spec::to_json() const {
     case arrival_kind::renewal:
       a["interarrival_s"] = write_distribution(interarrival_s);
       break;
+    case arrival_kind::surge:
+      a["base_rate_per_s"] = surge.base_rate_per_s;
+      a["peak_rate_per_s"] = surge.peak_rate_per_s;
+      a["half_life_s"] = surge.half_life_s;
+      if (std::isfinite(surge.duration_s)) a["duration_s"] = surge.duration_s;
+      break;
   }
   a["backlog_users"] = backlog_users;
   return a;
@@ -202,6 +235,8 @@ sim::arrival_process make_arrival_process(const arrival_spec& a) {
       return sim::arrival_process::replay(a.trace);
     case arrival_kind::renewal:
       return sim::arrival_process::renewal(a.interarrival_s);
+    case arrival_kind::surge:
+      return sim::arrival_process::surge(a.surge);
   }
   return sim::arrival_process::poisson(1.0);
 }

@@ -32,13 +32,14 @@ struct user_class {
   double pay_later_probability = 0.0;
 };
 
-enum class arrival_kind { poisson, piecewise, trace, renewal };
+enum class arrival_kind { poisson, piecewise, trace, renewal, surge };
 // Each kind's name in the scenario, in the enum's order (the reader lists them in this order).
-inline constexpr std::array<std::pair<arrival_kind, std::string_view>, 4> arrival_kind_names{
+inline constexpr std::array<std::pair<arrival_kind, std::string_view>, 5> arrival_kind_names{
     {{arrival_kind::poisson, "poisson"},
      {arrival_kind::piecewise, "piecewise"},
      {arrival_kind::trace, "trace"},
-     {arrival_kind::renewal, "renewal"}}};
+     {arrival_kind::renewal, "renewal"},
+     {arrival_kind::surge, "surge"}}};
 
 struct arrival_spec {
   arrival_kind kind = arrival_kind::poisson;
@@ -47,6 +48,7 @@ struct arrival_spec {
   std::string trace_file;                // as written in the scenario
   std::vector<sim::trace_record> trace;  // loaded records
   sim::distribution interarrival_s = sim::distribution::exponential(1.0);  // renewal
+  sim::surge_shape surge;
   std::uint64_t backlog_users = 0;
 
   // What every reader of a scenario asks of its arrivals (the scenario reader and writer, the
@@ -74,7 +76,8 @@ struct arrival_spec {
   // The memory estimate's queue, backlog + arrivals(t) - release_per_s t, is longest at one
   // of the moments this gives: at(t, the expected arrivals in [0, t]) for each moment of
   // [0, horizon_s] where it can peak, in time order. The last is where arrivals end within
-  // the horizon (no call at all for a stream that never ends, without a horizon).
+  // the horizon, when they do (a surge without a duration or base rate: where fewer than one
+  // more user is expected).
   void peak_candidates(double horizon_s, double release_per_s,
                        const std::function<void(double t_s, double arrived)>& at) const;
   // The scenario's `arrivals` block, as the writer echoes it.

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -166,4 +168,102 @@ TEST(Arrivals, RenewalDrawsItsInterarrivalTimes) {
     small += gap < 1.0;
   }
   EXPECT_NEAR(small, 5000, 5 * std::sqrt(10000 * 0.25));
+}
+
+namespace {
+// The surge's expected arrivals in [0, t], written out here rather than taken from
+// surge_shape, so that a slip in either shows: base t + (peak - base) h / ln 2 (1 - 2^(-t/h)).
+double surge_lambda(double base, double peak, double h, double t) {
+  return base * t + (peak - base) * h / std::log(2.0) * (1.0 - std::pow(2.0, -t / h));
+}
+}  // namespace
+
+TEST(Arrivals, SurgeShapeAnswersItsRateAndCumulativeRate) {
+  const surge_shape g{20.0, 200.0, 5.0, 30.0};
+  EXPECT_DOUBLE_EQ(g.rate_at(0), 200);
+  EXPECT_DOUBLE_EQ(g.rate_at(5), 110);  // half of the 180 above the base
+  EXPECT_DOUBLE_EQ(g.rate_at(10), 65);
+  EXPECT_EQ(g.rate_at(30), 0);  // none from duration_s on
+  EXPECT_EQ(g.rate_at(-1), 0);
+  EXPECT_NEAR(g.expected_by(12), surge_lambda(20, 200, 5, 12), 1e-9);
+  EXPECT_NEAR(g.expected_by(1e9), surge_lambda(20, 200, 5, 30), 1e-9);  // cut at the duration
+  EXPECT_DOUBLE_EQ(g.decay_total(), 180 * 5 / std::log(2.0));
+  EXPECT_NEAR(arrival_process::surge(g).expected_count(), surge_lambda(20, 200, 5, 30), 1e-9);
+  // Without a duration: bounded with no base, endless with one.
+  EXPECT_NEAR(arrival_process::surge({0.0, 100.0, 4.0}).expected_count(), 400 / std::log(2.0),
+              1e-9);
+  EXPECT_TRUE(std::isinf(arrival_process::surge({1.0, 100.0, 4.0}).expected_count()));
+}
+
+TEST(Arrivals, SurgeCountsFollowItsDecayingRate) {
+  // 2,000 independent runs (one arrivals stream each) of a surge from 200/s to a base of
+  // 20/s, half-life 5 s, for 30 s. The count in [0, 30 s] is Poisson with mean Lambda(30)
+  // = 1,878.1: the runs' mean within 4 standard errors (sqrt(Lambda / runs) = 0.97), and
+  // their variance, Lambda for a Poisson count, within 4 of its standard errors
+  // (sqrt((2 Lambda^2 + Lambda) / runs) = 59). Per 3 s bin, the pooled count is Poisson with
+  // runs x the rate's integral over the bin: each within 3.89 of its standard deviations,
+  // a false alarm of 1e-4 a bin, 1e-3 for the ten.
+  const double base = 20, peak = 200, h = 5, duration = 30;
+  const int runs = 2000, bins = 10;
+  const double width = duration / bins;
+  std::vector<double> per_bin(bins, 0.0);
+  double sum = 0, sum2 = 0;
+  for (int run = 0; run < runs; ++run) {
+    auto p = arrival_process::surge({base, peak, h, duration});
+    rng r(7, static_cast<std::uint64_t>(run), "arrivals");
+    arrival a{};
+    double n = 0;
+    sim_time last = sim_time::from_ns(0);
+    while (p.next(r, a)) {
+      ASSERT_GE(a.time, last);
+      ASSERT_LT(a.time, sim_time::from_seconds(duration));  // none from duration_s on
+      ASSERT_EQ(a.user_class, -1);
+      last = a.time;
+      ++n;
+      per_bin[static_cast<std::size_t>(a.time.seconds() / width)] += 1;
+    }
+    sum += n;
+    sum2 += n * n;
+  }
+  const double lambda = surge_lambda(base, peak, h, duration);
+  const double mean = sum / runs, var = (sum2 - runs * mean * mean) / (runs - 1);
+  EXPECT_NEAR(mean, lambda, 4 * std::sqrt(lambda / runs));
+  EXPECT_NEAR(var, lambda, 4 * std::sqrt((2 * lambda * lambda + lambda) / runs));
+  for (int k = 0; k < bins; ++k) {
+    const double expected = runs * (surge_lambda(base, peak, h, (k + 1) * width) -
+                                    surge_lambda(base, peak, h, k * width));
+    EXPECT_NEAR(per_bin[static_cast<std::size_t>(k)], expected, 3.89 * std::sqrt(expected))
+        << "bin " << k;
+  }
+}
+
+TEST(Arrivals, SurgeWithoutBaseOrDurationEndsByItself) {
+  // Peak 100/s, half-life 4 s: peak h / ln 2 = 577.1 users on average, the runs' mean within
+  // 4 standard errors (sqrt(577.1 / 2,000) = 0.54); every run ends.
+  const int runs = 2000;
+  const double total = 100 * 4 / std::log(2.0);
+  double sum = 0;
+  for (int run = 0; run < runs; ++run) {
+    auto p = arrival_process::surge({0.0, 100.0, 4.0});
+    rng r(11, static_cast<std::uint64_t>(run), "arrivals");
+    arrival a{};
+    int n = 0;
+    while (p.next(r, a)) ASSERT_LT(++n, 10000);
+    EXPECT_FALSE(p.next(r, a));  // and stays ended
+    sum += n;
+  }
+  EXPECT_NEAR(sum / runs, total, 4 * std::sqrt(total / runs));
+}
+
+TEST(Arrivals, SurgeIsReproducibleBySeed) {
+  auto draw = [](std::uint64_t seed) {
+    auto p = arrival_process::surge({5.0, 500.0, 2.0, 20.0});
+    rng r(seed, 0, "arrivals");
+    arrival a{};
+    std::vector<std::int64_t> out;
+    while (p.next(r, a)) out.push_back(a.time.ns());
+    return out;
+  };
+  EXPECT_EQ(draw(3), draw(3));
+  EXPECT_NE(draw(3), draw(4));
 }

@@ -3,11 +3,15 @@
 // arrival process answers for itself what the scenario reader and memory estimate ask.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "models/analytic/queueing.hpp"
 #include "models/release/selection.hpp"
+#include "models/room/room.hpp"
+#include "models/run/memory_estimate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "support/test_support.hpp"
 #include "support/trace_file.hpp"
@@ -184,4 +188,85 @@ TEST(ArrivalProcess, TheSchemaListsExactlyTheKindsNames) {
   // The table is in the enum's order, every kind once.
   for (std::size_t i = 0; i < models::arrival_kind_names.size(); ++i)
     EXPECT_EQ(static_cast<std::size_t>(models::arrival_kind_names[i].first), i);
+}
+
+namespace {
+// A surge from 300/s to 20/s, half-life 10 s, for 60 s, released at 100 users/s.
+std::string surge_scenario(const std::string& arrivals, const std::string& more = "") {
+  return R"({"name": "surge", "classes": [{"name": "normal"}], "arrivals": )" + arrivals +
+         R"(, "queue": {"policy": "fifo"},)"
+         R"( "release": {"mode": "tick", "interval_ms": 100, "batch": 10})" +
+         more + "}";
+}
+double surge_lambda(double base, double peak, double h, double t) {
+  return base * t + (peak - base) * h / std::log(2.0) * (1.0 - std::pow(2.0, -t / h));
+}
+}  // namespace
+
+TEST(ArrivalProcess, ASurgeAnswersReadsWritesBackAndRuns) {
+  const auto s = testing_support::scenario_from(
+      surge_scenario(R"({"process": "surge", "peak_rate_per_s": 300, "base_rate_per_s": 20,)"
+                     R"( "half_life_s": 10, "duration_s": 60})"));
+  EXPECT_EQ(s.arrivals.kind, models::arrival_kind::surge);
+  EXPECT_FALSE(s.arrivals.open_ended());  // it stops at duration_s
+  EXPECT_EQ(s.arrivals.final_rate_per_s(), 0);
+  EXPECT_EQ(s.arrivals.max_rate_per_s(), 300);
+  EXPECT_TRUE(s.arrivals.poisson());
+  EXPECT_FALSE(s.arrivals.none());
+  EXPECT_TRUE(s.arrivals.classes_by_share());
+  // Poisson, but of no one rate: no M/... closed form, like piecewise.
+  EXPECT_FALSE(s.arrivals.steady_poisson_rate_per_s());
+  EXPECT_EQ(s.arrivals.renewal_interarrival_s(), nullptr);
+  const auto closed = models::analytic_for(s);
+  EXPECT_FALSE(closed.estimate);
+  EXPECT_EQ(closed.reason, "arrivals are not a plain Poisson process (closed forms need one)");
+
+  // Written back as read, and read again to the same.
+  EXPECT_EQ(s.arrivals.to_json(),
+            models::parse_json_text(R"({"process": "surge", "peak_rate_per_s": 300.0,)"
+                                    R"( "base_rate_per_s": 20.0, "half_life_s": 10.0,)"
+                                    R"( "duration_s": 60.0, "backlog_users": 0})",
+                                    "block"));
+  const auto again = models::parse_scenario(models::to_json(s), "echo.json", ".");
+  EXPECT_EQ(models::to_json(again), models::to_json(s));
+
+  // The memory estimate's queue peaks where the rate falls to the 100 users/s released:
+  // t = 10 log2(280 / 80) = 18.07 s, where Lambda(t) - 100 t = 3,246.9 - 1,807.4 = 1,439.5
+  // users wait.
+  const double t_peak = 10 * std::log2(280.0 / 80.0);
+  const double peak = surge_lambda(20, 300, 10, t_peak) - 100 * t_peak;
+  const auto memory = models::estimate_memory(s);
+  EXPECT_EQ(memory.peak_waiting, std::floor(peak));
+  EXPECT_NE(memory.peak_reason.find("at 18 s"), std::string::npos) << memory.peak_reason;
+
+  // It runs: one run's count is Poisson of mean Lambda(60) = 5,176.4, within 4 of its
+  // standard deviations (288); without a horizon the room releases everyone.
+  const auto r = models::run_scenario(s, 1);
+  const double lambda = surge_lambda(20, 300, 10, 60);
+  EXPECT_NEAR(static_cast<double>(r.overall.arrived), lambda, 4 * std::sqrt(lambda));
+  EXPECT_EQ(r.overall.released, r.overall.arrived);
+}
+
+TEST(ArrivalProcess, ASurgeWithoutADurationEndsOnlyWithoutABase) {
+  // No base: it ends by itself (no horizon needed) after 300 x 10 / ln 2 = 4,328 users on
+  // average; one run's count within 4 standard deviations.
+  const auto bounded = testing_support::scenario_from(
+      surge_scenario(R"({"process": "surge", "peak_rate_per_s": 300, "half_life_s": 10})"));
+  EXPECT_FALSE(bounded.arrivals.open_ended());
+  EXPECT_EQ(bounded.arrivals.final_rate_per_s(), 0);
+  EXPECT_EQ(bounded.arrivals.max_rate_per_s(), 300);
+  EXPECT_FALSE(bounded.arrivals.to_json().contains("duration_s"));
+  const double total = 300 * 10 / std::log(2.0);
+  const auto r = models::run_scenario(bounded, 1);
+  EXPECT_NEAR(static_cast<double>(r.overall.arrived), total, 4 * std::sqrt(total));
+  // A base rate: open-ended like poisson, going on at the base.
+  const auto open = testing_support::scenario_from(
+      surge_scenario(R"({"process": "surge", "peak_rate_per_s": 300, "base_rate_per_s": 20,)"
+                     R"( "half_life_s": 10})",
+                     R"(, "run": {"horizon_s": 120})"));
+  EXPECT_TRUE(open.arrivals.open_ended());
+  EXPECT_EQ(open.arrivals.final_rate_per_s(), 20);
+  EXPECT_EQ(open.arrivals.max_rate_per_s(), 300);
+  const auto again = models::parse_scenario(models::to_json(open), "echo.json", ".");
+  EXPECT_EQ(models::to_json(again), models::to_json(open));
 }

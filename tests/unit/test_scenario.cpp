@@ -102,6 +102,46 @@ TEST(Scenario, KeysOfAnotherModeAreNamed) {
                "'segments' ('segments' belongs to process 'piecewise')");
 }
 
+TEST(Scenario, SurgeSettingsAreChecked) {
+  const std::string surge = R"(/arrivals={"process":"surge","peak_rate_per_s":100,)";
+  expect_error({surge + R"("base_rate_per_s":150,"half_life_s":10,"duration_s":60})"},
+               "test.json: /arrivals/base_rate_per_s: expected a base rate at most "
+               "peak_rate_per_s (100): the surge decays from the peak to the base, found a "
+               "number (150)");
+  expect_error({surge + R"("half_life_s":0,"duration_s":60})"},
+               "test.json: /arrivals/half_life_s: expected a number > 0 and <= 3153600000, found "
+               "a number (0)");
+  expect_error({surge + R"("half_life_s":-5,"duration_s":60})"},
+               "test.json: /arrivals/half_life_s: expected a number > 0 and <= 3153600000, found "
+               "a number (-5)");
+  expect_error({surge + R"("base_rate_per_s":-1,"half_life_s":10,"duration_s":60})"},
+               "test.json: /arrivals/base_rate_per_s: expected a number >= 0 and <= 1000000000, "
+               "found a number (-1)");
+  expect_error({surge + R"("half_life_s":10,"duration_s":0})"},
+               "test.json: /arrivals/duration_s: expected a number > 0 and <= 3153600000, found "
+               "a number (0)");
+  expect_error({surge + R"("duration_s":60})"},
+               "test.json: /arrivals/half_life_s: expected a number > 0 and <= 3153600000, found "
+               "nothing (the key is required)");
+  expect_error({R"(/arrivals={"process":"surge","half_life_s":10})"},
+               "test.json: /arrivals/peak_rate_per_s: expected a number > 0 and <= 1000000000, "
+               "found nothing (the key is required)");
+  expect_error({surge + R"("half_life_s":10,"rate_per_s":5})"},
+               "test.json: /arrivals/rate_per_s: expected no 'rate_per_s' for process 'surge', "
+               "found 'rate_per_s' ('rate_per_s' belongs to process 'poisson')");
+  expect_error({"/arrivals/half_life_s=10"},
+               "test.json: /arrivals/half_life_s: expected no 'half_life_s' for process "
+               "'poisson', found 'half_life_s' ('half_life_s' belongs to process 'surge')");
+  // 1e9 users/s halving every 95 years would bring 1e9 x 3e9 / ln 2 = 4.3e18 users.
+  expect_error({R"(/arrivals={"process":"surge","peak_rate_per_s":1e9,"half_life_s":3e9})"},
+               "test.json: /arrivals/peak_rate_per_s: expected fewer than 2^31 expected users in "
+               "one run (with backlog_users), found 4.33e+18 expected");
+  // With a base rate and no duration arrivals never end: a horizon is needed.
+  expect_error({surge + R"("base_rate_per_s":5,"half_life_s":10})", "/run={}"},
+               "test.json: /run/horizon_s: expected a horizon, since Poisson arrivals never end, "
+               "found none");
+}
+
 TEST(Scenario, ListsAndSelectionsAreChecked) {
   const std::string two =
       R"(/queue/lists=[{"name":"v","classes":["vip"]},{"name":"n","classes":["normal"]}])";
