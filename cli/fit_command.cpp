@@ -103,9 +103,8 @@ int fit_command(const std::vector<std::string>& args) {
   std::string note;
   if (out) {
     if (int rc = write_text(out, scenario.dump(2) + "\n"); rc != exit_ok) return rc;
-    note = fmt::format("wrote the scenario to {} (release: batch {} every {} ms)", *out,
-                       scenario["release"]["batch"].get<std::int64_t>(),
-                       scenario["release"]["interval_ms"].get<std::int64_t>());
+    note = fmt::format("wrote the scenario to {} (release: {:.2f} users/s)", *out,
+                       scenario["release"]["rate_per_s"].get<double>());
   } else {
     note = "write the scenario with --out SCENARIO.json (or read it from --format json)";
   }

@@ -208,28 +208,23 @@ json scenario_json(const calibration& c, const std::string& name) {
     segments.push_back({{"duration_s", s.duration_s}, {"rate_per_s", s.rate_per_s}});
   // The scenario's backend (when the log shows service times) reclaims a no-show's release
   // and releases one more (reclaim_s), as the rooms that log no-shows do: the releases counted
-  // include those, so the batch is the rate net of them.
+  // include those, so the rate written is net of them.
   const double no_show =
       !c.service.empty() && c.released_known > 0
           ? static_cast<double>(c.no_shows) / static_cast<double>(c.released_known)
           : 0.0;
-  // A whole batch near every 200 ms, the interval then rounded to whole milliseconds so that
-  // batch / interval is the fitted rate (2.5/s: 1 every 400 ms; 80/s: 16 every 200 ms).
+  // In users per second: the reader makes it a whole batch about every 200 ms, the interval
+  // batch / rate to the nanosecond.
   const double rate =
       (c.release_rate_per_s > 0 ? c.release_rate_per_s : c.throughput_per_s) * (1 - no_show);
-  const auto batch = std::max<std::int64_t>(1, std::llround(rate * 0.2));
-  const auto interval_ms =
-      rate > 0 ? std::max<std::int64_t>(1, std::llround(1000.0 * static_cast<double>(batch) / rate))
-               : 1000;
   json out{{"name", name},
            {"description",
             fmt::format("Fitted by waitroom fit from {}: {} users, {} classes, {} arrival "
-                        "segments; released at {:.2f} users/s ({} every {} ms)",
-                        c.log, c.users, c.classes.size(), c.segments.size(), c.release_rate_per_s,
-                        batch, interval_ms)},
+                        "segments; released at {:.2f} users/s",
+                        c.log, c.users, c.classes.size(), c.segments.size(), c.release_rate_per_s)},
            {"classes", classes},
            {"arrivals", {{"process", "piecewise"}, {"segments", segments}}},
-           {"release", {{"mode", "tick"}, {"interval_ms", interval_ms}, {"batch", batch}}}};
+           {"release", {{"mode", "tick"}, {"rate_per_s", rate > 0 ? rate : 1.0}}}};
   if (!c.service.empty()) {
     json b{{"workers", std::max<std::uint64_t>(1, c.peak_in_backend)},
            {"service_s", distribution_json(c.service.front())}};

@@ -55,9 +55,9 @@ struct calibration {
 calibration calibrate(std::istream& in, const std::string& name, const calibrate_options& o);
 
 // The fitted scenario, ready for `waitroom run`: classes (share, patience), arrivals
-// (piecewise), release (tick: a whole batch near every 200 ms, the interval in whole
-// milliseconds that gives the fitted rate; the throughput when no bin was busy; net of the
-// re-releases of no-shows' slots when the backend has no-shows, since its reclaim adds them),
+// (piecewise), release (tick at the fitted `rate_per_s`; the throughput when no bin was busy,
+// 1 when nobody was released; net of the re-releases of no-shows' slots when the backend has
+// no-shows, since its reclaim adds them),
 // backend (when the log shows service times). `name` is the scenario's name.
 nlohmann::json scenario_json(const calibration& c, const std::string& name);
 // The fit itself, with intervals and goodness of fit, for `fit --format json` and reports.

@@ -4,6 +4,7 @@
 #include "models/scenario/sections.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -151,9 +152,9 @@ serving_counter_spec read_serving_counter(const object_reader& r) {
 
 release_spec read_release(const object_reader& top, const std::vector<user_class>& classes,
                           const std::vector<list_spec>& lists) {
-  std::vector<std::string> keys{"mode",      "interval_ms", "batch",      "slots",
-                                "session_s", "selection",   "controller", "first_tick_s",
-                                "consumers", "atomic"};
+  std::vector<std::string> keys{"mode",         "interval_ms", "batch",     "rate_per_s",
+                                "slots",        "session_s",   "selection", "controller",
+                                "first_tick_s", "consumers",   "atomic"};
   keys.insert(keys.end(), active_users_keys.begin(), active_users_keys.end());
   keys.insert(keys.end(), serving_counter_keys.begin(), serving_counter_keys.end());
   auto r = *top.object("release", keys, true);
@@ -163,6 +164,7 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
     r.only_when(k, "in release mode", mode, "mode", "serving_counter");
   r.only_when("interval_ms", "in release mode", mode, "mode", "tick");
   r.only_when("batch", "in release mode", mode, "mode", "tick");
+  r.only_when("rate_per_s", "in release mode", mode, "mode", "tick");
   r.only_when("first_tick_s", "in release mode", mode, "mode", "tick");
   r.only_when("slots", "in release mode", mode, "mode", "concurrency");
   r.only_when("session_s", "in release mode", mode, "mode", "concurrency");
@@ -194,11 +196,32 @@ release_spec read_release(const object_reader& top, const std::vector<user_class
              "a selection");
   } else if (mode == "tick") {
     rel.mode = release_mode::tick;
+    // Users per second instead of a batch: the batch is the rate times the interval (200 ms
+    // unless given) rounded to a whole user, at least 1, and the interval then batch / rate
+    // to the nanosecond, so the long-run rate is the one given.
+    const bool by_rate = r.has("rate_per_s");
+    if (by_rate && r.has("batch"))
+      r.fail("rate_per_s",
+             "rate_per_s or batch, not both (to plan over the rate of a scenario with a batch: "
+             "--unset /release/batch)",
+             "both");
     rel.interval = sim::sim_time::from_ms(
-        r.number("interval_ms", std::nullopt, {0.0, max_seconds * 1e3, true}));
+        r.number("interval_ms", by_rate ? std::optional<double>(200.0) : std::nullopt,
+                 {0.0, max_seconds * 1e3, true}));
     if (rel.interval.ns() <= 0)
       r.fail("interval_ms", "an interval of at least 1 ns", r.raw("interval_ms").dump());
-    rel.batch = static_cast<std::uint32_t>(r.integer("batch", std::nullopt, 1, max_users));
+    if (by_rate) {
+      const double rate = r.number("rate_per_s", std::nullopt, {0.0, 1e9, true});
+      const double users = std::round(rate * rel.interval.seconds());
+      rel.batch =
+          static_cast<std::uint32_t>(std::clamp(users, 1.0, static_cast<double>(max_users)));
+      rel.interval =
+          sim::sim_time::from_ns(std::llround(1e9 * static_cast<double>(rel.batch) / rate));
+      if (rel.interval.ns() <= 0)
+        r.fail("rate_per_s", "a rate with a tick of at least 1 ns", r.raw("rate_per_s").dump());
+    } else {
+      rel.batch = static_cast<std::uint32_t>(r.integer("batch", std::nullopt, 1, max_users));
+    }
     if (r.has("first_tick_s"))
       rel.first_tick_s = r.number("first_tick_s", std::nullopt, {0.0, max_seconds});
   } else {

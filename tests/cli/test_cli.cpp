@@ -839,3 +839,20 @@ TEST(Cli, ReportRendersASavedResultAsOneSelfContainedPage) {
   EXPECT_NE(bad.err.find("expected the JSON result of waitroom run"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(scenario("clinic.html")));
 }
+
+// plan over the release rate in users per second: the clinic's arrivals are 25 users/s, so a
+// release of 24/s cannot keep up (the queue grows for the hour) and 36/s can.
+TEST(Cli, PlanSearchesTheReleaseRateInUsersPerSecond) {
+  const auto r = waitroom::testing_support::run_cli(
+      "plan_rate", "plan " + waitroom::testing_support::scenario_path("clinic.json") +
+                       " --unset /release/batch --set /release/rate_per_s=30"
+                       " --knob /release/rate_per_s --range 24:36:12 --set /sla/replications=2"
+                       " --quiet --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["points"].size(), 2u) << r.out;
+  EXPECT_EQ(j["points"][0]["values"]["/release/rate_per_s"], 24.0);
+  EXPECT_FALSE(j["points"][0]["sla_holds"].get<bool>());
+  EXPECT_EQ(j["points"][1]["values"]["/release/rate_per_s"], 36.0);
+  EXPECT_TRUE(j["points"][1]["sla_holds"].get<bool>());
+}

@@ -60,10 +60,13 @@ TEST(FitCommand, FitsTheProgramsOwnTraceBackIntoAScenarioThatRuns) {
   }
   // Ticks release exactly 5 every 200 ms while users wait throughout a second.
   EXPECT_DOUBLE_EQ(fit["release_rate_per_s"].get<double>(), 25);
-  EXPECT_EQ(fit["scenario"]["release"]["batch"], 5);
-  EXPECT_EQ(fit["scenario"]["release"]["interval_ms"], 200);
-  const auto again = run("run " + fitted + " --quiet --format json");
+  EXPECT_DOUBLE_EQ(fit["scenario"]["release"]["rate_per_s"].get<double>(), 25);
+  const auto again = run("validate " + fitted);  // which the reader makes 5 every 200 ms
   ASSERT_EQ(again.code, 0) << again.err;
+  const json effective = json::parse(again.out);
+  EXPECT_EQ(effective["release"]["batch"], 5);
+  EXPECT_EQ(effective["release"]["interval_ms"], 200);
+  ASSERT_EQ(run("run " + fitted + " --quiet --format json").code, 0);
 
   const auto table = run("fit " + trace);
   ASSERT_EQ(table.code, 0) << table.err;

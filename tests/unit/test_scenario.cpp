@@ -397,3 +397,42 @@ TEST(Scenario, ReleaseConsumersAndAtomicAreCheckedAndEchoed) {
       "test.json: /release/consumers: expected the defaults with a lottery (the model "
       "draws each member and the script removes exactly it), found 4");
 }
+
+// Release capacity in users per second: the batch is rate x interval rounded to a user (at
+// least 1), the interval then batch / rate to the nanosecond (hand computations below).
+TEST(Scenario, ReleaseRatePerSecondBecomesABatchAndAnInterval) {
+  auto with = [](const std::vector<std::string>& sets) {
+    auto j = models::parse_json_text(good, "test.json");
+    models::apply_unset(j, "/release/batch");
+    for (const auto& s : sets) models::apply_override(j, s);
+    return models::parse_scenario(j, "test.json", ".");
+  };
+  auto s = with({"/release/rate_per_s=80"});  // 80 x 0.2 s = 16 every 200 ms
+  EXPECT_EQ(s.release.batch, 16u);
+  EXPECT_EQ(s.release.interval.ns(), 200'000'000);
+  s = with({"/release/rate_per_s=2.5"});  // 0.5 rounds to 1 (at least 1): every 400 ms
+  EXPECT_EQ(s.release.batch, 1u);
+  EXPECT_EQ(s.release.interval.ns(), 400'000'000);
+  s = with({"/release/rate_per_s=52.39"});  // 10.478 -> 10, every 10 / 52.39 s
+  EXPECT_EQ(s.release.batch, 10u);
+  EXPECT_EQ(s.release.interval.ns(), 190'876'121);
+  s = with({"/release/rate_per_s=250", "/release/interval_ms=1000"});  // the interval given
+  EXPECT_EQ(s.release.batch, 250u);
+  EXPECT_EQ(s.release.interval.ns(), 1'000'000'000);
+  // Written back as the batch and interval it became, which read the same.
+  const auto echoed = models::to_json(with({"/release/rate_per_s=52.39"}));
+  EXPECT_EQ(echoed["release"]["batch"], 10);
+  EXPECT_FALSE(echoed["release"].contains("rate_per_s"));
+  const auto again = models::parse_scenario(echoed, "echo.json", ".");
+  EXPECT_EQ(again.release.interval.ns(), 190'876'121);
+
+  expect_error({"/release/rate_per_s=80"},
+               "test.json: /release/rate_per_s: expected rate_per_s or batch, not both (to plan "
+               "over the rate of a scenario with a batch: --unset /release/batch), found both");
+  try {
+    with({"/release/rate_per_s=0"});
+    ADD_FAILURE() << "a rate of 0 was accepted";
+  } catch (const sim::input_error& e) {
+    EXPECT_EQ(e.where(), "test.json: /release/rate_per_s");
+  }
+}
