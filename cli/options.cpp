@@ -117,8 +117,7 @@ std::vector<output_format> formats_of(command_kind kind) {
   return {};
 }
 
-// --format's value name: the command's formats, "table|json|csv" (the bash completion offers
-// them from the help).
+// --format's value name, "table|json|csv" (the bash completion offers them from the help).
 std::string format_names_of(command_kind kind) {
   std::string names;
   for (const auto f : formats_of(kind))
@@ -144,8 +143,9 @@ void add_scenario_options(option_list& o, command_kind kind) {
           "set the value at JSON pointer P before validation (repeatable); V is JSON, or a plain "
           "string: --set /release/batch=500 --set /queue/policy=fifo");
     o.add("unset", po::value<strings>()->composing()->value_name("/P"),
-          "remove the key (or array element) at JSON pointer P before validation (repeatable; "
-          "applied in order with --set): --unset /run/horizon_s");
+          "remove the key (or array element) at JSON pointer P (repeatable, in order with --set)");
+    o.add("scale-arrivals", po::value<strings>()->composing()->value_name("F|CLASS=F"),
+          "every arrival rate (and the backlog) times F, or one class's (its share follows)");
   }
   if (kind != command_kind::validate && kind != command_kind::merge) {
     o.add("seed", po::value<std::string>()->value_name("N"),
@@ -333,13 +333,14 @@ void read_trace(const po::variables_map& vm, common_args& a) {
                            fmt::format("--replications {}", a.replications));
 }
 
-// --set and --unset in the order given (an --unset then a --set of a key below it works).
+// --set, --unset and --scale-arrivals in the order given.
 void read_sets(const po::parsed_options& parsed, common_args& a) {
   for (const auto& o : parsed.options) {
-    if (o.string_key != "set" && o.string_key != "unset") continue;
+    const std::string& k = o.string_key;
+    if (k != "set" && k != "unset" && k != "scale-arrivals") continue;
     for (const auto& v : o.value) {
-      if (o.string_key == "unset") {
-        a.sets.push_back(std::string(unset_prefix) + v);
+      if (k != "set") {
+        a.sets.push_back(std::string(k == "unset" ? unset_prefix : scale_prefix) + v);
       } else {
         if (v.empty() || v[0] != '/')
           throw sim::input_error("--set " + v, "/json/pointer=value", "'" + v + "'");

@@ -31,8 +31,8 @@ struct common_args {
   unsigned threads = 0;             // 0: one per core
   std::optional<std::string> junit;
   std::vector<std::string> variants;  // compare: NAME:/pointer=value[,/pointer=value...]
-  // --set /P=V and --unset /P in command-line order; an --unset is kept as unset_prefix + /P
-  // (a --set value always starts with '/'), so shard files record both.
+  // --set /P=V, --unset /P and --scale-arrivals in command-line order; an --unset is kept as
+  // unset_prefix + /P (a --set value always starts with '/'), a scale likewise.
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out;
@@ -57,6 +57,8 @@ struct common_args {
 };
 
 inline constexpr std::string_view unset_prefix = "--unset ";
+// --scale-arrivals F or CLASS=F, kept in `sets` in order (so shard files record it) after this.
+inline constexpr std::string_view scale_prefix = "--scale-arrivals ";
 
 enum class command_kind { run, validate, check, compare, estimate, sweep, plan, merge };
 

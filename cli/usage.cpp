@@ -75,6 +75,8 @@ options:
                    or a plain string: --set /release/batch=500 --set /queue/policy=fifo
   --unset P        remove the key at JSON pointer P (null is not a value: --set P=null
                    is refused); --set and --unset apply in the order given
+  --scale-arrivals F every arrival rate and the backlog times F ("what if 2x the
+                   traffic"); CLASS=F one class's, its share following
   --out FILE       write the result to FILE (JSON unless --format table); the
                    file appears only when the run succeeded
   --format F       table (default without --out), json (default with --out), and

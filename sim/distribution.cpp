@@ -62,6 +62,31 @@ double distribution::sample_other(rng& r) const {
   return 0.0;
 }
 
+distribution distribution::scaled(double factor) const {
+  distribution d = *this;
+  switch (kind) {
+    case dist_kind::deterministic:
+    case dist_kind::exponential:
+    case dist_kind::uniform:
+    case dist_kind::normal:
+      d.a *= factor;
+      d.b *= factor;
+      break;
+    case dist_kind::lognormal:  // log(f X) = log f + log X
+      d.a += std::log(factor);
+      break;
+    case dist_kind::gamma:
+    case dist_kind::erlang:
+    case dist_kind::weibull:
+      d.b *= factor;  // the scale (Erlang: the mean)
+      break;
+    case dist_kind::empirical:
+      for (double& x : d.samples) x *= factor;
+      break;
+  }
+  return d;
+}
+
 double distribution::mean() const {
   switch (kind) {
     case dist_kind::deterministic:

@@ -62,6 +62,8 @@ struct distribution {
   }
   double mean() const;
   double second_moment() const;  // E[X^2], used by the analytic checks
+  // The distribution of factor x X (factor > 0): every duration stretched alike.
+  distribution scaled(double factor) const;
 
  private:
   double sample_other(rng& r) const;

@@ -115,6 +115,29 @@ bool arrival_spec::classes_by_share() const {
   return true;
 }
 
+bool arrival_spec::scale(double factor) {
+  switch (kind) {
+    case arrival_kind::poisson:
+      rate_per_s *= factor;
+      break;
+    case arrival_kind::piecewise:
+      for (auto& seg : segments) seg.rate_per_s *= factor;
+      break;
+    case arrival_kind::renewal:  // F x the rate: interarrival times 1/F as long
+      interarrival_s = interarrival_s.scaled(1 / factor);
+      break;
+    case arrival_kind::surge:
+      surge.base_rate_per_s *= factor;
+      surge.peak_rate_per_s *= factor;
+      break;
+    case arrival_kind::trace:
+      return false;
+  }
+  backlog_users =
+      static_cast<std::uint64_t>(std::llround(static_cast<double>(backlog_users) * factor));
+  return true;
+}
+
 std::optional<double> arrival_spec::steady_poisson_rate_per_s() const {
   switch (kind) {
     case arrival_kind::poisson:

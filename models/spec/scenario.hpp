@@ -67,6 +67,9 @@ struct arrival_spec {
   bool none() const;
   // Each arrival draws its class by the classes' shares (a trace's records name theirs).
   bool classes_by_share() const;
+  // Every rate times `factor` (> 0), the backlog too (rounded): "what if F x the traffic".
+  // False for a trace, which replays recorded times and has no rate to scale.
+  bool scale(double factor);
   // Closed forms (models/analytic): the rate of a Poisson process that keeps one rate for
   // ever (M/...), or none.
   std::optional<double> steady_poisson_rate_per_s() const;

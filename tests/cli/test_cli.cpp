@@ -856,3 +856,35 @@ TEST(Cli, PlanSearchesTheReleaseRateInUsersPerSecond) {
   EXPECT_EQ(j["points"][1]["values"]["/release/rate_per_s"], 36.0);
   EXPECT_TRUE(j["points"][1]["sla_holds"].get<bool>());
 }
+
+// --scale-arrivals on the clinic (25 users/s for an hour, 1,500 waiting at opening, 20% VIP),
+// against hand computations: x2 doubles the rate and the backlog; vip=3 makes the VIPs' rate
+// 3 x 5 = 15/s beside the normal 20/s, so 35/s in all, VIP share 15/35, backlog 1500 x 1.4.
+TEST(Cli, ScaleArrivalsMultipliesTheRatesAndOneClassMovesItsShare) {
+  const std::string clinic = waitroom::testing_support::scenario_path("clinic.json");
+  auto validate = [&](const std::string& scale) {
+    const auto r = waitroom::testing_support::run_cli("scale", "validate " + clinic + scale);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  auto j = validate(" --scale-arrivals 2");
+  EXPECT_DOUBLE_EQ(j["arrivals"]["segments"][0]["rate_per_s"].get<double>(), 50);
+  EXPECT_EQ(j["arrivals"]["backlog_users"], 3000);
+  j = validate(" --scale-arrivals vip=3");
+  EXPECT_DOUBLE_EQ(j["arrivals"]["segments"][0]["rate_per_s"].get<double>(), 35);
+  EXPECT_NEAR(j["classes"][0]["share"].get<double>(), 15.0 / 35.0, 1e-12);
+  EXPECT_NEAR(j["classes"][1]["share"].get<double>(), 20.0 / 35.0, 1e-12);
+  EXPECT_EQ(j["arrivals"]["backlog_users"], 2100);
+  j = validate(" --scale-arrivals 2 --scale-arrivals vip=3");  // in order: x2, then vip x3
+  EXPECT_DOUBLE_EQ(j["arrivals"]["segments"][0]["rate_per_s"].get<double>(), 70);
+
+  const auto bad =
+      waitroom::testing_support::run_cli("scale", "run " + clinic + " --scale-arrivals gold=2");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--scale-arrivals gold=2: expected a class of"), std::string::npos)
+      << bad.err;
+  const auto zero =
+      waitroom::testing_support::run_cli("scale", "run " + clinic + " --scale-arrivals 0");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("expected a factor above 0"), std::string::npos) << zero.err;
+}

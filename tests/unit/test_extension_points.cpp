@@ -270,3 +270,37 @@ TEST(ArrivalProcess, ASurgeWithoutADurationEndsOnlyWithoutABase) {
   const auto again = models::parse_scenario(models::to_json(open), "echo.json", ".");
   EXPECT_EQ(models::to_json(again), models::to_json(open));
 }
+
+// "What if F x the traffic": every kind with a rate scales it (renewal: its interarrival times
+// by 1/F), and the backlog; a trace, which has no rate, says no.
+TEST(ArrivalProcess, EachKindScalesItsRates) {
+  auto p = poisson(25);
+  p.backlog_users = 1500;
+  ASSERT_TRUE(p.scale(1.4));
+  EXPECT_DOUBLE_EQ(p.rate_per_s, 35);
+  EXPECT_EQ(p.backlog_users, 2100u);
+
+  models::arrival_spec w;
+  w.kind = models::arrival_kind::piecewise;
+  w.segments = {{60.0, 1000.0}, {120.0, 10.0}};
+  ASSERT_TRUE(w.scale(2));
+  EXPECT_EQ(w.max_rate_per_s(), 2000);
+  EXPECT_EQ(w.final_rate_per_s(), 20);
+
+  models::arrival_spec r;
+  r.kind = models::arrival_kind::renewal;
+  r.interarrival_s = sim::distribution::gamma(2.0, 0.5);  // mean 1 s: 1 a second
+  ASSERT_TRUE(r.scale(4));
+  EXPECT_DOUBLE_EQ(r.interarrival_s.mean(), 0.25);
+
+  models::arrival_spec g;
+  g.kind = models::arrival_kind::surge;
+  g.surge = {20.0, 200.0, 5.0, 30.0};
+  ASSERT_TRUE(g.scale(0.5));
+  EXPECT_DOUBLE_EQ(g.surge.base_rate_per_s, 10);
+  EXPECT_DOUBLE_EQ(g.max_rate_per_s(), 100);
+
+  models::arrival_spec t;
+  t.kind = models::arrival_kind::trace;
+  EXPECT_FALSE(t.scale(2));
+}

@@ -89,3 +89,20 @@ TEST(Distributions, WeibullSurvivalMatchesItsFormula) {
     EXPECT_NEAR(above[k] / double(n), p, 5 * std::sqrt(p * (1 - p) / n)) << at[k];
   }
 }
+
+// Stretching every duration by f multiplies the mean by f and the second moment by f^2, for
+// every kind (the formulas of mean() and second_moment(), which the tests above check).
+TEST(Distributions, ScaledStretchesEveryKind) {
+  const double f = 2.5;
+  for (const auto& d : {distribution::constant(4.0), distribution::exponential(2.0),
+                        distribution::uniform(1.0, 3.0), distribution::normal(5.0, 2.0),
+                        distribution::lognormal(0.3, 0.5), distribution::gamma(2.5, 2.0),
+                        distribution::erlang(3, 1.5), distribution::empirical({1.0, 2.0, 6.0}),
+                        distribution::weibull(1.6, 200.0)}) {
+    const distribution s = d.scaled(f);
+    EXPECT_EQ(s.kind, d.kind);
+    EXPECT_NEAR(s.mean(), f * d.mean(), 1e-12 * f * d.mean()) << static_cast<int>(d.kind);
+    EXPECT_NEAR(s.second_moment(), f * f * d.second_moment(), 1e-12 * f * f * d.second_moment())
+        << static_cast<int>(d.kind);
+  }
+}
