@@ -136,7 +136,9 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
   return write_result(a.out, format_of(a),
                       {.table =
                            [&] {
-                             return reports::plan_table({axes, base, points, guess, any_guess, reps,
+                             // setup's members, not the bindings: clang 14 captures none
+                             return reports::plan_table({setup.axes, setup.base, setup.points,
+                                                         setup.guess, setup.any_guess, setup.reps,
                                                          ran, pareto, a.search, search_note});
                            },
                        .json = [&] { return data_json().dump(2) + "\n"; }});
