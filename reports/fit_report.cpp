@@ -84,8 +84,8 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
   std::string without;
   for (const auto& cl : c.classes)
     if (cl.patience.empty())
-      without += fmt::format("  {}: nobody gave up, so no patience is fitted (none is written)\n",
-                             cl.name);
+      without += fmt::format("  {}: {}, so no patience is fitted (none is written)\n", cl.name,
+                             cl.gave_up == 0 ? "nobody gave up" : "too few give-ups to fit");
     else
       add_fits(patience, cl.name, cl.patience);
   parts.push_back({"\npatience\n", std::move(patience)});

@@ -135,7 +135,7 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
     for (double joined : waiting_joined[k])
       if (c.end_s > joined) patience[k].push_back({c.end_s - joined, false});
     if (c.classes[k].gave_up > 0) {
-      c.classes[k].patience = fit_families(patience[k]);
+      c.classes[k].patience = fit_families(patience[k]);  // empty with too few to fit
       c.classes[k].kaplan_meier = kaplan_meier(patience[k]);
     }
   }
@@ -217,14 +217,22 @@ json scenario_json(const calibration& c, const std::string& name) {
   // batch / rate to the nanosecond.
   const double rate =
       (c.release_rate_per_s > 0 ? c.release_rate_per_s : c.throughput_per_s) * (1 - no_show);
+  if (!(rate > 0)) {  // no rate is better than a made-up one
+    std::uint64_t released = 0;
+    for (const auto& cl : c.classes) released += cl.released;
+    throw sim::input_error(c.log,
+                           "users released at two or more moments (the release rate is fitted "
+                           "from them)",
+                           fmt::format("{} released", released));
+  }
   json out{{"name", name},
            {"description",
-            fmt::format("Fitted by waitroom fit from {}: {} users, {} classes, {} arrival "
-                        "segments; released at {:.2f} users/s",
-                        c.log, c.users, c.classes.size(), c.segments.size(), c.release_rate_per_s)},
+            fmt::format("Fitted by waitroom fit from {}: {} users, {} class(es), {} arrival "
+                        "segment(s); released at {:.2f} users/s",
+                        c.log, c.users, c.classes.size(), c.segments.size(), rate)},
            {"classes", classes},
            {"arrivals", {{"process", "piecewise"}, {"segments", segments}}},
-           {"release", {{"mode", "tick"}, {"rate_per_s", rate > 0 ? rate : 1.0}}}};
+           {"release", {{"mode", "tick"}, {"rate_per_s", rate}}}};
   if (!c.service.empty()) {
     json b{{"workers", std::max<std::uint64_t>(1, c.peak_in_backend)},
            {"service_s", distribution_json(c.service.front())}};

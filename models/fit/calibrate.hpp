@@ -55,10 +55,10 @@ struct calibration {
 calibration calibrate(std::istream& in, const std::string& name, const calibrate_options& o);
 
 // The fitted scenario, ready for `waitroom run`: classes (share, patience), arrivals
-// (piecewise), release (tick at the fitted `rate_per_s`; the throughput when no bin was busy,
-// 1 when nobody was released; net of the re-releases of no-shows' slots when the backend has
-// no-shows, since its reclaim adds them),
-// backend (when the log shows service times). `name` is the scenario's name.
+// (piecewise), release (tick at the fitted `rate_per_s`; the throughput when no bin was busy;
+// input_error when no release rate can be measured; net of the re-releases of no-shows' slots when
+// the backend has no-shows, since its reclaim adds them), backend (when the log shows service
+// times). `name` is the scenario's name.
 nlohmann::json scenario_json(const calibration& c, const std::string& name);
 // The fit itself, with intervals and goodness of fit, for `fit --format json` and reports.
 nlohmann::json fit_json(const calibration& c);

@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <set>
 #include <stdexcept>
 
 namespace waitroom::models::fit {
@@ -290,9 +291,22 @@ survival_fit fit_survival(std::span<const observation> obs, family f) {
 }
 
 std::vector<survival_fit> fit_families(std::span<const observation> obs) {
+  // Two parameters need at least three give-ups at two different waits (one wait fits a
+  // point mass exactly); a family whose likelihood the optimiser or the interval's root
+  // finder cannot settle is left out rather than reported half-fitted.
+  std::set<double> event_times;
+  for (const auto& o : obs)
+    if (o.event) event_times.insert(o.t_s);
+  std::size_t events = 0;
+  for (const auto& o : obs) events += o.event;
   std::vector<survival_fit> out;
-  for (family f : {family::exponential, family::weibull, family::lognormal})
-    out.push_back(fit_survival(obs, f));
+  for (family f : {family::exponential, family::weibull, family::lognormal}) {
+    if (f != family::exponential && (events < 3 || event_times.size() < 2)) continue;
+    try {
+      out.push_back(fit_survival(obs, f));
+    } catch (const std::exception&) {  // nlopt's and Boost.Math's failures alike
+    }
+  }
   std::stable_sort(out.begin(), out.end(),
                    [](const survival_fit& a, const survival_fit& b) { return a.aic < b.aic; });
   return out;

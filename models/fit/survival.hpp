@@ -52,7 +52,8 @@ std::vector<km_point> kaplan_meier(std::span<const observation> obs);
 // The maximum-likelihood fit of one family. Throws std::invalid_argument without an event or
 // with a time not above 0.
 survival_fit fit_survival(std::span<const observation> obs, family f);
-// Every family, best (lowest AIC) first.
+// Every family that can be fitted, best (lowest AIC) first: Weibull and lognormal need three
+// give-ups at two or more waits; a fit that does not converge is left out (empty: none).
 std::vector<survival_fit> fit_families(std::span<const observation> obs);
 
 }  // namespace waitroom::models::fit

@@ -389,3 +389,34 @@ TEST(Calibrate, RecoversArrivalsSharesPatienceAndTheRelease) {
   EXPECT_TRUE(s.contains("backend"));
   EXPECT_FALSE(s["backend"].contains("no_show_probability"));  // everyone released came
 }
+
+// Logs too small to fit everything: a class with one give-up, or a give-up at one wait, gets
+// at most the exponential (two parameters would fit a point mass exactly); a log where
+// nobody was released has no release rate, and the scenario is refused rather than made up.
+TEST(Calibrate, SmallLogsFitWhatTheyCanAndRefuseWhatTheyCannot) {
+  std::istringstream one(
+      "user,class,joined_at,released_at,left_at\na,vip,10,,40\n"
+      "b,normal,11,30,\nc,normal,12,31,\n");
+  const auto c = models::fit::calibrate(one, "one.csv", {});
+  for (const auto& cl : c.classes)
+    for (const auto& f : cl.patience) EXPECT_EQ(f.kind, family::exponential) << cl.name;
+  EXPECT_NO_THROW(models::fit::scenario_json(c, "one"));
+
+  std::istringstream three(
+      "user,class,joined_at,released_at,left_at\nb,normal,0,,99\n"
+      "c,normal,1,19,\nd,normal,2,20,\n");
+  const auto t = models::fit::calibrate(three, "three.csv", {});
+  for (const auto& f : t.classes.front().patience) EXPECT_EQ(f.kind, family::exponential);
+
+  std::istringstream none(
+      "user,class,joined_at,released_at,left_at\na,vip,10,,40\n"
+      "b,vip,11,,50\n");
+  const auto n = models::fit::calibrate(none, "none.csv", {});
+  try {
+    models::fit::scenario_json(n, "none");
+    ADD_FAILURE() << "a scenario without a release rate was written";
+  } catch (const sim::input_error& e) {
+    EXPECT_EQ(e.where(), "none.csv");
+    EXPECT_EQ(e.found(), "0 released");
+  }
+}
