@@ -67,15 +67,14 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
                       {"waiting", 8}},
                      {},
                      "  (waiting: still in the queue when the log ends)"};
-  const auto j = models::fit::fit_json(c);
   for (std::size_t i = 0; i < c.classes.size(); ++i) {
     const auto& cl = c.classes[i];
-    const auto& share = j["classes"][i]["share"];
-    classes.rows.push_back({cl.name, fmt::format("{}", cl.users),
-                            interval(share["value"].get<double>(), share["lo"].get<double>(),
-                                     share["hi"].get<double>()),
-                            fmt::format("{}", cl.released), fmt::format("{}", cl.gave_up),
-                            fmt::format("{}", cl.waiting)});
+    const auto [lo, hi] = models::fit::share_interval(cl.users, c.users);
+    classes.rows.push_back(
+        {cl.name, fmt::format("{}", cl.users),
+         interval(static_cast<double>(cl.users) / static_cast<double>(c.users), lo, hi),
+         fmt::format("{}", cl.released), fmt::format("{}", cl.gave_up),
+         fmt::format("{}", cl.waiting)});
   }
   parts.push_back({"\nclasses\n", std::move(classes)});
 
@@ -111,12 +110,11 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
     parts.push_back({"\nbackend service\n", std::move(service)});
   }
   if (c.released_known > 0) {
-    const auto& n = j["no_show_share"];
+    const auto [lo, hi] = models::fit::share_interval(c.no_shows, c.released_known);
+    const double share = static_cast<double>(c.no_shows) / static_cast<double>(c.released_known);
     parts.push_back(
-        {fmt::format(
-             "no-shows: {} of {} released users never reached the backend, {}\n", c.no_shows,
-             c.released_known,
-             interval(n["value"].get<double>(), n["lo"].get<double>(), n["hi"].get<double>())),
+        {fmt::format("no-shows: {} of {} released users never reached the backend, {}\n",
+                     c.no_shows, c.released_known, interval(share, lo, hi)),
          std::nullopt});
   }
   if (!scenario_note.empty()) parts.push_back({"\n" + scenario_note + "\n", std::nullopt});

@@ -9,6 +9,7 @@
 #include <map>
 #include <utility>
 
+#include "models/json/distribution_json.hpp"
 #include "sim/input_error.hpp"
 
 namespace waitroom::models::fit {
@@ -23,23 +24,6 @@ void count(std::vector<std::uint64_t>& bins, double t, double bin_s) {
   const auto b = static_cast<std::size_t>(std::max(0.0, std::floor(t / bin_s)));
   if (b >= bins.size()) bins.resize(b + 1, 0);
   ++bins[b];
-}
-
-json distribution_json(const survival_fit& f) {
-  const auto& p = f.parameters;
-  switch (f.kind) {
-    case family::exponential:
-      return {{"dist", "exponential"}, {"mean", 1 / p[0].value}};
-    case family::weibull:
-      return {{"dist", "weibull"}, {"shape", p[0].value}, {"scale", p[1].value}};
-    case family::lognormal: {
-      const double mean = std::exp(p[0].value + 0.5 * p[1].value * p[1].value);
-      return {{"dist", "lognormal"},
-              {"mean", mean},
-              {"stddev", mean * std::sqrt(std::expm1(p[1].value * p[1].value))}};
-    }
-  }
-  return {};
 }
 
 json fits_json(const std::vector<survival_fit>& fits) {
@@ -60,7 +44,8 @@ json fits_json(const std::vector<survival_fit>& fits) {
   return out;
 }
 
-// Clopper-Pearson's exact 95% interval of a share k / n.
+}  // namespace
+
 std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n) {
   const auto kd = static_cast<double>(k), nd = static_cast<double>(n);
   const double lo =
@@ -71,8 +56,6 @@ std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n) {
              : boost::math::quantile(boost::math::beta_distribution<>(kd + 1, nd - kd), 0.975);
   return {lo, hi};
 }
-
-}  // namespace
 
 calibration calibrate(std::istream& in, const std::string& name, const calibrate_options& o) {
   calibration c;
@@ -200,7 +183,8 @@ json scenario_json(const calibration& c, const std::string& name) {
   for (const auto& cl : c.classes) {
     json k{{"name", cl.name},
            {"share", static_cast<double>(cl.users) / static_cast<double>(c.users)}};
-    if (!cl.patience.empty()) k["patience_s"] = distribution_json(cl.patience.front());
+    if (!cl.patience.empty())
+      k["patience_s"] = write_distribution(cl.patience.front().as_distribution());
     classes.push_back(k);
   }
   json segments = json::array();
@@ -235,7 +219,7 @@ json scenario_json(const calibration& c, const std::string& name) {
            {"release", {{"mode", "tick"}, {"rate_per_s", rate}}}};
   if (!c.service.empty()) {
     json b{{"workers", std::max<std::uint64_t>(1, c.peak_in_backend)},
-           {"service_s", distribution_json(c.service.front())}};
+           {"service_s", write_distribution(c.service.front().as_distribution())}};
     if (no_show > 0) b["no_show_probability"] = no_show;
     out["backend"] = b;
   }

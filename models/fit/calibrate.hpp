@@ -6,6 +6,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,9 @@ struct calibration {
   std::uint64_t no_shows = 0;
   std::uint64_t peak_in_backend = 0;  // most users between reached_backend_at and done_at
 };
+
+// Clopper-Pearson's exact 95% interval of a share k / n (n > 0).
+std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n);
 
 // Reads and fits the log (read_event_log's errors, and input_error when nothing can be fitted).
 calibration calibrate(std::istream& in, const std::string& name, const calibrate_options& o);

@@ -216,6 +216,18 @@ double survival_fit::survival(double t_s) const {
   return 1;
 }
 
+sim::distribution survival_fit::as_distribution() const {
+  switch (kind) {
+    case family::exponential:
+      return sim::distribution::exponential(1 / parameters[0].value);
+    case family::weibull:
+      return sim::distribution::weibull(parameters[0].value, parameters[1].value);
+    case family::lognormal:
+      return sim::distribution::lognormal(parameters[0].value, parameters[1].value);
+  }
+  return sim::distribution::exponential(1 / parameters[0].value);
+}
+
 double survival_fit::mean_s() const {
   switch (kind) {
     case family::exponential:

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/distribution.hpp"
+
 namespace waitroom::models::fit {
 
 struct observation {
@@ -38,6 +40,7 @@ struct survival_fit {
   double ks_distance = 0;
   double survival(double t_s) const;  // the fitted S(t)
   double mean_s() const;
+  sim::distribution as_distribution() const;  // for a scenario (write_distribution)
 };
 
 struct km_point {
