@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "models/fit/calibrate.hpp"
 #include "models/scenario/scenario.hpp"
@@ -52,15 +53,7 @@ int fit_command(const std::vector<std::string>& args) {
   opts.add_options()("log", po::value<std::vector<std::string>>())("out", po::value<std::string>())(
       "format", po::value<std::string>())("time-unit", po::value<std::string>())(
       "name", po::value<std::string>())("help", po::bool_switch());
-  po::positional_options_description pos;
-  pos.add("log", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw sim::input_error("waitroom fit", "valid arguments (see waitroom fit --help)", e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, opts, "log", "waitroom fit");
   if (vm["help"].as<bool>()) {
     fmt::print("{}", fit_usage());
     return exit_ok;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "models/json/json_text.hpp"
 #include "models/scenario/scenario.hpp"
@@ -59,16 +60,7 @@ int import_command(const std::vector<std::string>& args) {
   opts.add_options()("input", po::value<std::vector<std::string>>())(
       "arrivals", po::value<std::string>())("event", po::value<std::string>())(
       "out", po::value<std::string>())("help", po::bool_switch());
-  po::positional_options_description pos;
-  pos.add("input", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw sim::input_error("waitroom import", "valid arguments (see waitroom import --help)",
-                           e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, opts, "input", "waitroom import");
   if (vm["help"].as<bool>()) {
     fmt::print("{}", import_usage());
     return exit_ok;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "models/json/json_reader.hpp"
 #include "models/json/json_text.hpp"
@@ -274,16 +275,7 @@ int report_command(const std::vector<std::string>& args) {
   po::options_description opts;
   opts.add_options()("result", po::value<std::vector<std::string>>())(
       "out", po::value<std::string>())("help", po::bool_switch());
-  po::positional_options_description pos;
-  pos.add("result", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw sim::input_error("waitroom report", "valid arguments (see waitroom report --help)",
-                           e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, opts, "result", "waitroom report");
   if (vm["help"].as<bool>()) {
     fmt::print("{}", report_usage());
     return exit_ok;
