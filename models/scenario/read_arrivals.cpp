@@ -10,6 +10,21 @@
 
 namespace waitroom::models::section {
 
+namespace {
+
+// A run holds fewer than 2^31 users: `expected` from `what` (the segments, the surge) and the
+// backlog, checked at `key`.
+void check_expected_users(const object_reader& r, const std::string& key, const char* what,
+                          double expected, std::uint64_t backlog) {
+  if (expected + static_cast<double>(backlog) > static_cast<double>(max_users))
+    r.fail(key, "fewer than 2^31 expected users in one run (with backlog_users)",
+           backlog > 0 ? fmt::format("{:.3g} expected from the {} and {} in the backlog", expected,
+                                     what, backlog)
+                       : fmt::format("{:.3g} expected", expected));
+}
+
+}  // namespace
+
 arrival_spec read_arrivals(const object_reader& top, const std::vector<std::string>& class_names,
                            const std::string& base_dir) {
   auto r = *top.object(
@@ -51,12 +66,7 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
                            "the clock ends at about 292)",
                            max_seconds),
                fmt::format("{:.6g} s", total_s));
-      if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
-        r.fail("segments", "fewer than 2^31 expected users in one run (with backlog_users)",
-               a.backlog_users > 0 ? fmt::format("{:.3g} expected from the segments and {} in "
-                                                 "the backlog",
-                                                 expected, a.backlog_users)
-                                   : fmt::format("{:.3g} expected", expected));
+      check_expected_users(r, "segments", "segments", expected, a.backlog_users);
       break;
     }
     case arrival_kind::renewal:
@@ -88,12 +98,7 @@ arrival_spec read_arrivals(const object_reader& top, const std::vector<std::stri
       // An open-ended surge's base rate over the horizon is /run's to check.
       const double expected =
           a.open_ended() ? g.decay_total() : g.expected_by(std::numeric_limits<double>::infinity());
-      if (expected + static_cast<double>(a.backlog_users) > static_cast<double>(max_users))
-        r.fail("peak_rate_per_s", "fewer than 2^31 expected users in one run (with backlog_users)",
-               a.backlog_users > 0 ? fmt::format("{:.3g} expected from the surge and {} in the "
-                                                 "backlog",
-                                                 expected, a.backlog_users)
-                                   : fmt::format("{:.3g} expected", expected));
+      check_expected_users(r, "peak_rate_per_s", "surge", expected, a.backlog_users);
       break;
     }
   }
