@@ -149,6 +149,8 @@ class load_stream::recorder final : public models::queue_mirror {
 
   // Followed users' ranks: load mode schedules every user's lookups itself.
   void ranked(std::uint32_t, std::uint64_t, std::uint64_t, std::int64_t) override {}
+  // Queue lengths: load mode sends ZCARD/SCARD with each poll (run_poll), as pages do.
+  void counted(std::uint32_t, std::uint64_t, std::int64_t) override {}
 
   void round_end(std::int64_t) override { flush_releases(); }
 

@@ -152,9 +152,15 @@ void redis_mirror::drain() {
 }
 
 void redis_mirror::check(const reply& r, const expectation& e) {
-  static constexpr const char* names[] = {
-      "entry (ZADD)",     "abandonment (ZREM)", "move", "release", "draw", "ZRANK",
-      "release (choose)", "counters (HMGET)"};
+  static constexpr const char* names[] = {"entry (ZADD)",
+                                          "abandonment (ZREM)",
+                                          "move",
+                                          "release",
+                                          "draw",
+                                          "ZRANK",
+                                          "release (choose)",
+                                          "counters (HMGET)",
+                                          "size (ZCARD/SCARD)"};
   const char* name = names[static_cast<int>(e.kind)];
   if (r.type == reply::kind::error) {
     auto kind = classify_error_reply(r.str);
@@ -188,6 +194,21 @@ void redis_mirror::check(const reply& r, const expectation& e) {
                         got >= 0 ? std::to_string(got) : "'" + (v ? v->str : "") + "'",
                         e.counts[l]));
     }
+    return;
+  }
+  if (e.kind == op::size) {
+    // Sent again after a reconnect it may see other sizes; the state check after the
+    // reconnect compares every key.
+    if (r.replayed) return;
+    if (r.type != reply::kind::integer || r.integer != e.value)
+      throw redis_error(
+          error_kind::parity,
+          fmt::format(
+              "Redis parity lost at {} on list {}: {} of {} is {}, the model counts {} "
+              "waiting (changed by another client, or Redis lost writes)",
+              seconds(e.now_ns), e.list, opt_.lottery ? "SCARD" : "ZCARD", set_key(e.list),
+              r.type == reply::kind::integer ? std::to_string(r.integer) : "'" + r.str + "'",
+              e.value));
     return;
   }
   if (e.kind == op::release) {
@@ -401,6 +422,14 @@ void redis_mirror::ranked(std::uint32_t list, std::uint64_t token, std::uint64_t
   ++stats_.ranks_checked;
   push({"ZRANK", set_key(list), member(token)},
        {op::rank, list, now_ns, static_cast<std::int64_t>(rank), {token}});
+}
+
+void redis_mirror::counted(std::uint32_t list, std::uint64_t size, std::int64_t now_ns) {
+  if (choose_) flush_choice();  // the choice changes every list's size
+  flush_release(list);
+  ++stats_.sizes_checked;
+  push({opt_.lottery ? "SCARD" : "ZCARD", set_key(list)},
+       {op::size, list, now_ns, static_cast<std::int64_t>(size), {}});
 }
 
 void redis_mirror::round_end(std::int64_t now_ns) {

@@ -40,6 +40,7 @@ struct mirror_stats {
   std::uint64_t released_members = 0;
   std::uint64_t draws = 0;
   std::uint64_t ranks_checked = 0;
+  std::uint64_t sizes_checked = 0;  // ZCARD/SCARD at each queue-length sample (counted)
   std::uint64_t replies_checked = 0;
   std::uint64_t state_checks = 0;  // ZCARD/SCARD of every key against the model's counts
   // The stats hash's `released:<list>` counters against the model's releases, once per round
@@ -74,6 +75,7 @@ class redis_mirror final : public models::queue_mirror {
   void drawn(std::uint32_t set, std::uint64_t token, std::int64_t now_ns) override;
   void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
               std::int64_t now_ns) override;
+  void counted(std::uint32_t list, std::uint64_t size, std::int64_t now_ns) override;
   void round_end(std::int64_t now_ns) override;
 
   // Where the model picks a list per unit (strict, ratio or probabilistic over several
@@ -105,7 +107,7 @@ class redis_mirror final : public models::queue_mirror {
   std::string member(std::uint64_t token) const;
 
  private:
-  enum class op : std::uint8_t { enter, remove, move, release, draw, rank, choose, counters };
+  enum class op : std::uint8_t { enter, remove, move, release, draw, rank, choose, counters, size };
   // What the choose script must return: the model's release, list by list.
   struct choice {
     std::vector<std::vector<std::uint64_t>> members;  // per list, in the order taken
@@ -118,7 +120,7 @@ class redis_mirror final : public models::queue_mirror {
     op kind;
     std::uint32_t list;
     std::int64_t now_ns;
-    std::int64_t value;                  // expected integer (rank, or 1)
+    std::int64_t value;                  // expected integer (rank, size, or 1)
     std::vector<std::uint64_t> members;  // a release's members, in order
     std::shared_ptr<const choice> chosen = nullptr;
     std::vector<std::int64_t> counts = {};  // op::counters: each list's released:<list>

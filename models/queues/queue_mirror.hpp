@@ -38,6 +38,9 @@ class queue_mirror {
   // ZRANK of a followed user, as the model computed it.
   virtual void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
                       std::int64_t now_ns) = 0;
+  // ZCARD (SCARD for a lottery's class set) of `list` at a queue-length sample, as the model
+  // counts it: the length the room's results report is the length Redis holds.
+  virtual void counted(std::uint32_t list, std::uint64_t size, std::int64_t now_ns) = 0;
   // The end of a release round (a tick or a session end): a place to flush a pipeline.
   virtual void round_end(std::int64_t now_ns) = 0;
 };
@@ -67,6 +70,9 @@ class forwarding_mirror : public queue_mirror {
   void ranked(std::uint32_t list, std::uint64_t token, std::uint64_t rank,
               std::int64_t now_ns) override {
     inner_.ranked(list, token, rank, now_ns);
+  }
+  void counted(std::uint32_t list, std::uint64_t size, std::int64_t now_ns) override {
+    inner_.counted(list, size, now_ns);
   }
   void round_end(std::int64_t now_ns) override { inner_.round_end(now_ns); }
 

@@ -2,7 +2,8 @@
 
 namespace waitroom::models {
 
-queues::queues(const scenario& s, users& u) : users_(u), sizes_(s.lists.size(), 0) {
+queues::queues(const scenario& s, users& u)
+    : users_(u), sizes_(s.lists.size(), 0), classes_(static_cast<std::uint32_t>(s.classes.size())) {
   for (std::size_t l = 0; l < s.lists.size(); ++l)
     lists_.emplace_back(&users_, static_cast<std::uint8_t>(l),
                         static_cast<std::uint32_t>(s.classes.size()) + 1);
@@ -54,6 +55,14 @@ std::uint64_t queues::rank(std::uint32_t user, std::int64_t now_ns) const {
   const std::uint64_t r = lists_[l].rank(user, users_.score_of(user));
   if (mirror_) mirror_->ranked(l, users_.token_of(user), r, now_ns);
   return r;
+}
+
+void queues::report_sizes_to_mirror(std::int64_t now_ns) const {
+  if (lottery_) {
+    for (std::uint32_t c = 0; c < classes_; ++c) mirror_->counted(c, lottery_->set_size(c), now_ns);
+  } else {
+    for (std::uint32_t l = 0; l < sizes_.size(); ++l) mirror_->counted(l, sizes_[l], now_ns);
+  }
 }
 
 std::size_t queues::memory_bytes() const {

@@ -93,6 +93,10 @@ class queues {
   void round_end(std::int64_t now_ns) const {
     if (mirror_) mirror_->round_end(now_ns);
   }
+  // At a queue-length sample: each list's (a lottery: each class set's) size to the mirror.
+  void report_sizes(std::int64_t now_ns) const {
+    if (mirror_) report_sizes_to_mirror(now_ns);
+  }
 
   // Every waiting user (for the censored waits and polls at the end of a run).
   template <class F>
@@ -104,6 +108,8 @@ class queues {
   std::size_t memory_bytes() const;
 
  private:
+  void report_sizes_to_mirror(std::int64_t now_ns) const;
+
   users& users_;
   queue_mirror* mirror_ = nullptr;
   std::vector<split_list<users>> lists_;
@@ -111,6 +117,7 @@ class queues {
   std::uint64_t queued_ = 0;
   std::vector<std::uint64_t> popped_;  // one release's tokens, for the mirror
   std::optional<lottery_sets> lottery_;
+  std::uint32_t classes_ = 0;
 };
 
 }  // namespace waitroom::models

@@ -322,6 +322,7 @@ void room::on_sample() {
   // may be one that cannot drain: checked here, off the hot path.
   if (!sc_.run.horizon_s && entrance_.closed() && !ledger_.released_since_sample()) check_stalled();
   if (progress_) progress_(sim_.now().seconds(), queues_.total(), sim_.events_executed());
+  queues_.report_sizes(sim_.now().ns());
   // A lottery's users have no position; weighted by wait there is no closed form either.
   ledger_.sample(sim_.now().seconds(), queues_.total(),
                  queues_.lottery() && sc_.release.selection.wait_scale_s == 0

@@ -87,6 +87,7 @@ struct release_recorder final : models::queue_mirror {
   }
   void drawn(std::uint32_t, std::uint64_t, std::int64_t) override { ++draws; }
   void ranked(std::uint32_t, std::uint64_t, std::uint64_t, std::int64_t) override {}
+  void counted(std::uint32_t, std::uint64_t, std::int64_t) override {}
   void round_end(std::int64_t) override {}
 };
 

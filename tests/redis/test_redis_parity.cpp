@@ -134,6 +134,36 @@ TEST(RedisParityClaims, AWrongRankIsADifference) {
   EXPECT_THROW(m.round_end(0), redis_error);
 }
 
+// The sampled queue length is checked against ZCARD: a member another client added is found
+// at the next sample, naming the key and both counts.
+TEST(RedisParityClaims, AQueueLengthRedisDoesNotHoldIsADifference) {
+  redis_server s;
+  connection c(s.parsed_url());
+  connection other(s.parsed_url());
+  key_layout keys{new_run_id()};
+  redis_mirror m(c, keys);
+  m.enter(1, 5, 1.0, 0);
+  m.enter(1, 6, 2.0, 0);
+  m.counted(1, 2, 1'000'000'000);
+  m.counted(0, 0, 1'000'000'000);
+  m.round_end(1'000'000'000);
+  EXPECT_EQ(m.stats().sizes_checked, 2u);
+  other.call({"ZADD", keys.list(1), "3", "stray"});
+  m.counted(1, 2, 2'000'000'000);
+  std::string what;
+  try {
+    m.round_end(2'000'000'000);
+  } catch (const redis_error& e) {
+    EXPECT_EQ(e.kind(), error_kind::parity);
+    what = e.what();
+  }
+  EXPECT_NE(what.find("2.000000000 s on list 1: ZCARD of " + keys.list(1) +
+                      " is 3, the model counts 2 waiting"),
+            std::string::npos)
+      << what;
+  delete_keys(c, keys);
+}
+
 TEST(RedisParityClaims, LotteryDrawsRemoveExactlyTheModelsMember) {
   redis_server s;
   connection c(s.parsed_url());

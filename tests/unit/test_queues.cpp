@@ -70,6 +70,10 @@ class recording_mirror : public models::queue_mirror {
     calls.push_back("ranked " + std::to_string(list) + " " + hex(token) + " " +
                     std::to_string(rank) + " " + std::to_string(now));
   }
+  void counted(std::uint32_t list, std::uint64_t size, std::int64_t now) override {
+    calls.push_back("counted " + std::to_string(list) + " " + std::to_string(size) + " " +
+                    std::to_string(now));
+  }
   void round_end(std::int64_t now) override { calls.push_back("round_end " + std::to_string(now)); }
 };
 
@@ -234,6 +238,7 @@ TEST(Queues, EnterRankPopAndRoundEndReachTheMirrorExactly) {
   EXPECT_EQ(popped, (std::vector<std::uint32_t>{first, second}));
   EXPECT_EQ(q.pop(1, 5, 4 * s_ns, [&](std::uint32_t) { ADD_FAILURE(); }), 0u);  // empty: no call
   q.round_end(5 * s_ns);
+  q.report_sizes(6 * s_ns);
   EXPECT_EQ(q.sizes(), (std::vector<std::uint64_t>{1, 0}));
   EXPECT_EQ(q.total(), 1u);
   EXPECT_FALSE(u.waiting(u0));
@@ -246,7 +251,9 @@ TEST(Queues, EnterRankPopAndRoundEndReachTheMirrorExactly) {
       "enter 1 " + hex(u.token_of(u2)) + " 1000 1000400000",
       "ranked 1 " + hex(u.token_of(u2)) + (u0_first ? " 1" : " 0") + " 3000000000",
       "released 1 " + hex(u.token_of(first)) + " " + hex(u.token_of(second)) + " 4000000000",
-      "round_end 5000000000"};
+      "round_end 5000000000",
+      "counted 0 1 6000000000",
+      "counted 1 0 6000000000"};
   EXPECT_EQ(m.calls, want);
 }
 
@@ -397,11 +404,14 @@ TEST(Queues, LotteryEntersAndRemovesInSetsPerClass) {
   EXPECT_EQ(waiting_of(q), (std::vector<std::uint32_t>{v0, n2, n1}));
   EXPECT_EQ(q.set_size(1), 2u);
   EXPECT_EQ(q.total(), 3u);
+  q.report_sizes(6 * s_ns);  // per class set, not list 0's total
   const std::vector<std::string> want{"enter 0 " + hex(u.token_of(v0)) + " 0 1000000000",
                                       "enter 1 " + hex(u.token_of(n0)) + " 0 2000000000",
                                       "enter 1 " + hex(u.token_of(n1)) + " 0 3000000000",
                                       "enter 1 " + hex(u.token_of(n2)) + " 0 4000000000",
-                                      "remove 1 " + hex(u.token_of(n0)) + " 5000000000"};
+                                      "remove 1 " + hex(u.token_of(n0)) + " 5000000000",
+                                      "counted 0 1 6000000000",
+                                      "counted 1 2 6000000000"};
   EXPECT_EQ(m.calls, want);
 }
 
