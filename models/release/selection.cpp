@@ -23,6 +23,8 @@ const selection_policy& selection_policy_of(selection_kind k) {
       return scheduler_policy();
     case selection_kind::deadline:
       return deadline_policy();
+    case selection_kind::guarded:
+      return guarded_policy();
   }
   throw std::logic_error(
       fmt::format("selection_policy_of: no policy of kind {}", static_cast<int>(k)));

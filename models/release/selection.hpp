@@ -81,5 +81,6 @@ const selection_policy& probabilistic_policy();
 const selection_policy& lottery_policy();
 const selection_policy& scheduler_policy();
 const selection_policy& deadline_policy();
+const selection_policy& guarded_policy();
 
 }  // namespace waitroom::models

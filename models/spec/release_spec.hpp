@@ -67,12 +67,14 @@ enum class selection_kind {
   lottery,  // draw waiting users at random, weighted by class (the Redis ZSet VIP article layer 3)
   scheduler,  // the list with the oldest head and the most users first (the flash-sale article)
   deadline,   // the list whose head is closest to its class's wait target (sla block)
+  guarded,    // strict, but a list whose head has waited its bound goes first
 };
 // Every kind, in the enum's order (checked below): the policy table is built from it, and
 // selection_policy_of's switch names a kind that has no row.
 inline constexpr std::array all_selection_kinds{
     selection_kind::strict,  selection_kind::ratio,     selection_kind::probabilistic,
     selection_kind::lottery, selection_kind::scheduler, selection_kind::deadline,
+    selection_kind::guarded,
 };
 static_assert([] {
   for (std::size_t i = 0; i < all_selection_kinds.size(); ++i)
@@ -98,6 +100,7 @@ struct selection_spec {
   double age_weight = 1.0;         // scheduler: per second the head has waited
   double length_weight = 0.0;      // scheduler: per user in the list
   std::vector<double> deadline_s;  // deadline: per class, its wait target (from the sla block)
+  std::vector<double> max_head_wait_s = {};  // guarded: per list, its head's bound (inf: none)
 };
 
 // Release-rate controllers (the Redis ZSet VIP article §2.3, §4.2): the tick batch follows the
