@@ -5,9 +5,6 @@
 // intervals.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +12,7 @@
 #include "sim/confidence.hpp"
 #include "sim/input_error.hpp"
 #include "support/test_support.hpp"
+#include "support/two_lists_by_hand.hpp"
 
 using namespace waitroom;
 using testing_support::scenario_from;
@@ -25,24 +23,7 @@ namespace {
 // `trace` (timestamp_s,class lines).
 models::room_result run_by_hand(const std::string& trace, double tick_ms,
                                 const std::string& selection) {
-  const auto dir = std::filesystem::temp_directory_path() / "waitroom-guarded-test";
-  std::filesystem::create_directories(dir);
-  const auto file =
-      dir / ("trace-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-             std::to_string(std::hash<std::string>{}(trace + selection)) + ".csv");
-  std::ofstream(file) << trace;
-  const std::string json = R"({"name": "by-hand",
-    "classes": [{"name": "vip", "share": 0.5}, {"name": "normal", "share": 0.5}],
-    "arrivals": {"process": "trace", "trace_file": ")" +
-                           file.string() + R"("},
-    "queue": {"policy": "fifo", "time_unit": "us", "lists": [{"name": "vip", "classes": ["vip"]},
-              {"name": "normal", "classes": ["normal"]}]},
-    "release": {"mode": "tick", "interval_ms": )" +
-                           std::to_string(tick_ms) + R"(, "batch": 1, "selection": )" + selection +
-                           R"(}})";
-  auto r = models::run_scenario(scenario_from(json, "/"), 1);
-  std::filesystem::remove(file);
-  return r;
+  return testing_support::run_two_lists_by_hand(trace, tick_ms, selection);
 }
 
 const std::string vips_then_normal = "0.0,normal\n0.5,vip\n1.5,vip\n2.5,vip\n";
