@@ -1,5 +1,6 @@
 // `waitroom plan`: the settings of one or two knobs where every SLA of the scenario holds, on
 // confidence bounds (a grid, or --search's bisection), and `merge` of a grid plan's shards.
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -9,6 +10,7 @@
 
 #include "commands.hpp"
 #include "grid.hpp"
+#include "models/planning/capacity.hpp"
 #include "models/planning/first_guess.hpp"
 #include "models/planning/grid.hpp"
 #include "models/planning/pareto.hpp"
@@ -38,6 +40,10 @@ struct plan_setup {
   std::vector<std::optional<bool>> guess;
   bool any_guess = false;
   std::uint32_t reps = 0;  // a point's replications: --replications, else the sla block's
+  tie_list ties;
+  std::size_t grid_points = 0;  // the grid's; points past it were simulated past the grid
+  std::string capacity_note;    // what the search past the grid found
+  nlohmann::json past_grid;     // the same, for the JSON (null: no search)
 };
 
 plan_setup plan_prepare(const common_args& a) {
@@ -60,7 +66,7 @@ plan_setup plan_prepare(const common_args& a) {
                                                   integer_knob(base, a.knobs[k])),
                     "--range " + a.ranges[k]});
   }
-  std::vector<std::pair<std::string, std::function<double(double)>>> ties;
+  tie_list ties;
   for (const auto& t : a.ties) {
     auto eq = t.find('=');
     if (t.empty() || t[0] != '/' || eq == std::string::npos)
@@ -75,7 +81,9 @@ plan_setup plan_prepare(const common_args& a) {
                            fmt::format("{} knobs", axes.size()));
   // --replications overrides the sla block's count for every point.
   const std::uint32_t reps = replications_or(a, base.sla->replications);
-  plan_setup out{axes, base, run_grid(a, axes, ties, reps, {}, false), {}, false, reps};
+  plan_setup out{axes, base,   run_grid(a, axes, ties, reps, {}, false), {}, false, reps, ties, 0,
+                 "",   nullptr};
+  out.grid_points = out.points.size();
   for (const auto& p : out.points) {
     out.guess.push_back(models::planning::closed_form_holds(p.scenario));
     out.any_guess = out.any_guess || out.guess.back().has_value();
@@ -86,7 +94,8 @@ plan_setup plan_prepare(const common_args& a) {
 // The plan as data: every simulated point with each SLA target's interval and verdict.
 json plan_json(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
                const std::vector<bool>& pareto) {
-  const auto& [axes, base, points, guess, any_guess, reps] = setup;
+  const auto& [axes, base, points, guess, any_guess, reps, ties, grid_points, capacity_note,
+               past_grid] = setup;
   json j{{"kind", "plan"},
          {"schema_version", 1},
          {"tool", {{"name", "waitroom"}, {"version", version}}},
@@ -100,11 +109,13 @@ json plan_json(const common_args& a, const plan_setup& setup, const std::vector<
          {"search", a.search},
          {"points", json::array()}};
   for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+  if (!past_grid.is_null()) j["past_grid"] = past_grid;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!ran[i]) continue;
     json pj = reports::point_json(axes, points[i]);
     if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
     if (guess[i]) pj["closed_form_holds"] = *guess[i];
+    if (i >= grid_points) pj["past_grid"] = true;
     j["points"].push_back(std::move(pj));
   }
   return j;
@@ -114,7 +125,8 @@ json plan_json(const common_args& a, const plan_setup& setup, const std::vector<
 // same bytes for a plan and for `merge` of its shards.
 int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
                 const std::string& search_note) {
-  const auto& [axes, base, points, guess, any_guess, reps] = setup;
+  const auto& [axes, base, points, guess, any_guess, reps, ties, grid_points, capacity_note,
+               past_grid] = setup;
   const std::vector<bool> pareto = axes.size() == 1
                                        ? models::planning::mean_wait_front(
                                              points, ran, base.classes.size(), base.sla->confidence)
@@ -133,15 +145,16 @@ int plan_render(const common_args& a, const plan_setup& setup, const std::vector
     return *data;
   };
   if (a.html && write_html(*a.html, data_json(), *a.scenario_path) != exit_ok) return exit_output;
-  return write_result(a.out, format_of(a),
-                      {.table =
-                           [&] {
-                             // setup's members, not the bindings: clang 14 captures none
-                             return reports::plan_table({setup.axes, setup.base, setup.points,
-                                                         setup.guess, setup.any_guess, setup.reps,
-                                                         ran, pareto, a.search, search_note});
-                           },
-                       .json = [&] { return data_json().dump(2) + "\n"; }});
+  return write_result(
+      a.out, format_of(a),
+      {.table =
+           [&] {
+             // setup's members, not the bindings: clang 14 captures none
+             return reports::plan_table({setup.axes, setup.base, setup.points, setup.guess,
+                                         setup.any_guess, setup.reps, ran, pareto, a.search,
+                                         search_note, setup.grid_points, setup.capacity_note});
+           },
+       .json = [&] { return data_json().dump(2) + "\n"; }});
 }
 
 json plan_args(const common_args& a) {
@@ -179,6 +192,49 @@ int plan_shard(const common_args& a, plan_setup& setup) {
   return write_grid_shard(a, "plan", shard, plan_args(a), setup.base, setup.points, reps);
 }
 
+// No value of the grid meets every SLA and the knob adds capacity: simulate past the grid's
+// top for the least value that does (points appended after the grid's, marked past_grid).
+void search_past_grid(const common_args& a, plan_setup& setup, std::vector<bool>& ran) {
+  if (setup.axes.size() != 1) return;
+  const auto& ax = setup.axes[0];
+  const auto unit = models::planning::capacity_unit(ax.pointer);
+  if (!unit) return;
+  double top = 0;
+  for (std::size_t i = 0; i < setup.grid_points; ++i) {
+    if (!ran[i]) continue;
+    if (models::planning::point_holds(setup.points[i])) return;
+    top = std::max(top, setup.points[i].values[0]);
+  }
+  std::vector<point_result> probes;
+  const auto outcome =
+      models::planning::least_capacity(top, integer_knob(setup.base, ax.pointer), [&](double v) {
+        const std::vector<axis> one{{ax.pointer, {v}, "past the grid: " + ax.pointer}};
+        auto p = run_grid(a, one, setup.ties, setup.reps, {}, false);
+        run_point(a, p.front(), 0, setup.reps, {});
+        probes.push_back(std::move(p.front()));
+        return models::planning::point_holds(probes.back());
+      });
+  std::sort(probes.begin(), probes.end(),
+            [](const point_result& x, const point_result& y) { return x.values[0] < y.values[0]; });
+  for (auto& p : probes) {
+    setup.guess.push_back(models::planning::closed_form_holds(p.scenario));
+    setup.any_guess = setup.any_guess || setup.guess.back().has_value();
+    setup.points.push_back(std::move(p));
+    ran.push_back(true);
+  }
+  std::optional<double> fluid;
+  if (ax.pointer == "/release/rate_per_s") fluid = models::planning::fluid_least_rate(setup.base);
+  setup.capacity_note = reports::capacity_note(outcome, ax.pointer, *unit, fluid, setup.reps,
+                                               setup.base.sla->confidence);
+  setup.past_grid = {{"unit", *unit},
+                     {"found", outcome.found},
+                     {"least", outcome.found ? json(outcome.holds_at) : json(nullptr)},
+                     {"fails_at", outcome.fails_at},
+                     {"step", outcome.step},
+                     {"simulated", outcome.tried.size()},
+                     {"fluid_lower_bound", fluid ? json(*fluid) : json(nullptr)}};
+}
+
 }  // namespace
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
@@ -195,7 +251,11 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   plan_setup setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
   fill_from_shards(paths, shards, setup.points, setup.reps);
-  return plan_render(a, setup, std::vector<bool>(setup.points.size(), true), "");
+  // The search past the grid follows each verdict, so it runs here, as the unsharded plan ran
+  // it: the same values on the same seed, the same bytes.
+  std::vector<bool> ran(setup.points.size(), true);
+  search_past_grid(a, setup, ran);
+  return plan_render(a, setup, ran, "");
 }
 
 int plan_command(const std::vector<std::string>& args) {
@@ -227,6 +287,7 @@ int plan_command(const std::vector<std::string>& args) {
       bar.advance();
     }
   }
+  search_past_grid(a, setup, ran);
   return plan_render(a, setup, ran, search_note);
 }
 

@@ -24,7 +24,59 @@ std::string class_name(const models::scenario& s, std::int32_t c) {
   return c < 0 ? std::string("all") : s.classes[static_cast<std::size_t>(c)].name;
 }
 
+// Where no value of the grid meets every SLA: at its lowest and highest value simulated,
+// the targets that fail and how far (the estimate as a multiple of its limit).
+std::string binding_note(const plan_view& v,
+                         const std::vector<std::vector<models::sla_outcome>>& outcomes,
+                         const time_unit& unit) {
+  std::vector<std::size_t> ends;
+  for (std::size_t i = 0; i < v.grid_points; ++i)
+    if (v.ran[i]) {
+      if (ends.size() == 2) ends.pop_back();
+      ends.push_back(i);
+    }
+  std::string out;
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    std::string failing;
+    for (const auto& o : outcomes[ends[k]]) {
+      if (o.pass) continue;
+      const double limit = o.target.max ? *o.target.max : o.target.min.value_or(0);
+      const std::string head = sla_target_text(v.base, o.target, unit);
+      failing +=
+          fmt::format("{}{} at {}", failing.empty() ? "" : "; ", head, sla_estimate_text(o, unit));
+      if (o.verdict == models::sla_verdict::undecided)
+        failing += " (undecided)";
+      else if (limit > 0 && std::isfinite(o.estimate.mean))
+        failing += fmt::format(" ({:.3g}x its limit)", o.estimate.mean / limit);
+    }
+    out += fmt::format("{} {} = {}: {}\n", k == 0 ? "lowest" : "highest", v.axes[0].pointer,
+                       v.points[ends[k]].values[0], failing.empty() ? "every SLA holds" : failing);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string capacity_note(const models::planning::capacity_outcome& c, const std::string& pointer,
+                          const std::string& unit, std::optional<double> fluid_bound,
+                          std::uint32_t reps, double confidence) {
+  std::string out = fmt::format(
+      "\npast the grid ({} adds capacity, so a larger value is assumed to meet the SLA whenever a "
+      "smaller one does; {} values simulated, {} replications each, judged on {:.0f}% "
+      "intervals):\n",
+      pointer, c.tried.size(), reps, confidence * 100);
+  if (c.found)
+    out += fmt::format("needs at least {} {} (every SLA holds at {}, not at {})\n", c.holds_at,
+                       unit, c.holds_at, c.fails_at);
+  else
+    out += fmt::format("no value up to {} {} meets every SLA\n", c.fails_at, unit);
+  if (fluid_bound)
+    out += fmt::format(
+        "fluid lower bound: {:.4g} users/s (each wait target's class alone, served first at a "
+        "constant rate, arrivals at their mean rate, nobody giving up)\n",
+        *fluid_bound);
+  return out;
+}
 
 json point_json(const std::vector<axis>& axes, const grid_point& p) {
   json j;
@@ -214,7 +266,8 @@ std::string plan_table(const plan_view& v) {
             : fmt::format("\nclosed-form first guess: the mean-wait targets hold from {} to {}\n",
                           guessed.front(), guessed.back());
   }
-  const auto feasible = models::planning::find_feasible(holds);
+  const auto feasible = models::planning::find_feasible(
+      {holds.begin(), holds.begin() + static_cast<std::ptrdiff_t>(v.grid_points)});
   const bool bisected = v.search_note.rfind("every SLA holds", 0) == 0;
   if (v.search) {
     out += "\n" + v.search_note;
@@ -226,6 +279,7 @@ std::string plan_table(const plan_view& v) {
     if (feasible.count == 0) {
       if (!v.search)
         out += fmt::format("\nno value of {} in the range meets every SLA\n", axes[0].pointer);
+      out += binding_note(v, outcomes, unit);
     } else {
       out += fmt::format("\nevery SLA holds for {} from {} to {} ({} of {} values tried{})\n",
                          axes[0].pointer, points[feasible.first].values[0],
@@ -233,7 +287,7 @@ std::string plan_table(const plan_view& v) {
                          feasible.contiguous ? "" : "; not contiguous, see the table");
     }
   }
-  return out;
+  return out + v.capacity_note;
 }
 
 }  // namespace waitroom::reports

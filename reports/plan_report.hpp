@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/planning/capacity.hpp"
 #include "models/planning/grid.hpp"
 #include "models/planning/search.hpp"
 
@@ -28,6 +29,12 @@ std::string sweep_table(const std::vector<axis>& axes, const std::vector<grid_po
 // What `plan --search` says about its search (empty without --search).
 std::string search_note(const models::planning::search_outcome& s, const std::vector<axis>& axes);
 
+// What `plan` found past its grid for a capacity knob (the least value that meets every
+// SLA, and the fluid lower bound beside it), for people.
+std::string capacity_note(const models::planning::capacity_outcome& c, const std::string& pointer,
+                          const std::string& unit, std::optional<double> fluid_bound,
+                          std::uint32_t reps, double confidence);
+
 struct plan_view {
   const std::vector<axis>& axes;
   const models::scenario& base;
@@ -39,6 +46,8 @@ struct plan_view {
   const std::vector<bool>& pareto;  // one knob: on the mean-wait front
   bool search;
   const std::string& search_note;
+  std::size_t grid_points;  // points past this index were simulated past the grid
+  const std::string& capacity_note;
 };
 // The plan's table (one knob) or feasible-region map (two), with its verdict lines.
 std::string plan_table(const plan_view& v);
