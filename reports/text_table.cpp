@@ -23,7 +23,11 @@ std::string fixed_width(const text_table& t) {
   std::vector<std::string> heads;
   for (const auto& c : t.columns) heads.push_back(c.head);
   std::string out = line(t.columns, heads) + t.note + "\n";
-  for (const auto& row : t.rows) out += line(t.columns, row) + "\n";
+  for (const auto& row : t.rows) {
+    std::string l = line(t.columns, row);
+    l.erase(l.find_last_not_of(' ') + 1);  // a blank last cell leaves no trailing spaces
+    out += l + "\n";
+  }
   return out;
 }
 
