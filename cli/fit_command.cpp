@@ -13,12 +13,16 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "models/fit/calibrate.hpp"
+#include "models/fit/fit_check.hpp"
+#include "models/room/room.hpp"
 #include "models/scenario/scenario.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
 #include "output_writer.hpp"
 #include "reports/fit_report.hpp"
 #include "reports/markdown_report.hpp"
 #include "sim/input_error.hpp"
+#include "sim/parallel.hpp"
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -27,7 +31,8 @@ namespace waitroom::cli {
 
 std::string fit_usage() {
   return R"(usage: waitroom fit LOG [--out SCENARIO.json] [--format table|json|markdown]
-                  [--time-unit s|ms] [--name NAME]
+                  [--time-unit s|ms] [--name NAME] [--set /pointer=VALUE]... [--unset /pointer]...
+                  [--check [--replications R] [--threads T]]
 
 Fits a scenario to the log of a past event: one record per user, JSON Lines or CSV with a
 header (user, class, joined_at, and when known released_at, left_at, reached_backend_at,
@@ -44,15 +49,63 @@ options:
   --time-unit U    numeric timestamps are epoch seconds (s, default) or milliseconds (ms);
                    ISO 8601 times with an offset are read either way
   --name NAME      the scenario's name (default: the log's file name without extension)
+  --set P=V        change the fitted scenario before it is written or checked (what the log
+                   cannot show, such as the queue's policy: --set /queue/policy=offset)
+  --unset P        remove a key of the fitted scenario
+  --check          run the fitted scenario R times and put the log's mean, p50 and p95 wait
+                   and give-up share per class beside where one run falls (95% for all
+                   figures together); exit 1 when any is outside
+  --replications R the check's runs (default 10, at least 2)
+  --threads T      threads for the check's runs (default: every core)
   --help           this text
 )";
 }
+
+namespace {
+
+// --check's runs: refused without --check, and read before the log is.
+struct check_args {
+  bool on = false;
+  std::uint32_t replications = 10;
+  unsigned threads = 0;  // every core
+};
+
+check_args check_options(const po::variables_map& vm) {
+  check_args a{vm["check"].as<bool>()};
+  if (!a.on && (vm.count("replications") || vm.count("threads")))
+    throw sim::input_error(vm.count("replications") ? "--replications" : "--threads",
+                           "--check (the runs are the check's)", "no --check");
+  if (vm.count("replications"))
+    a.replications = static_cast<std::uint32_t>(
+        whole_number(vm["replications"].as<std::string>(), "--replications", 2, 100000));
+  if (vm.count("threads"))
+    a.threads = static_cast<unsigned>(
+        whole_number(vm["threads"].as<std::string>(), "--threads", 1, max_threads));
+  return a;
+}
+
+// fit --check: the fitted scenario's replications beside the log (none without --check).
+std::optional<models::fit::fit_check> check_if_asked(const check_args& a,
+                                                     const models::fit::calibration& c,
+                                                     const models::scenario& fitted) {
+  if (!a.on) return std::nullopt;
+  std::vector<models::metric_table> tables(a.replications);
+  sim::parallel_for(a.replications, threads_or_cores(a.threads), [&](std::size_t r) {
+    tables[r] = models::tabulate(models::run_scenario(fitted, fitted.seed, r));
+  });
+  return models::fit::check_fit(c, tables);
+}
+
+}  // namespace
 
 int fit_command(const std::vector<std::string>& args) {
   po::options_description opts;
   opts.add_options()("log", po::value<std::vector<std::string>>())("out", po::value<std::string>())(
       "format", po::value<std::string>())("time-unit", po::value<std::string>())(
-      "name", po::value<std::string>())("help", po::bool_switch());
+      "name", po::value<std::string>())("check", po::bool_switch())(
+      "set", po::value<std::vector<std::string>>())("unset", po::value<std::vector<std::string>>())(
+      "replications", po::value<std::string>())("threads", po::value<std::string>())(
+      "help", po::bool_switch());
   const po::variables_map vm = parse_command_line(args, opts, "log", "waitroom fit");
   if (vm["help"].as<bool>()) {
     fmt::print("{}", fit_usage());
@@ -89,9 +142,18 @@ int fit_command(const std::vector<std::string>& args) {
                            std::filesystem::is_directory(log) ? "a directory"
                            : std::filesystem::exists(log)     ? "a file that cannot be read"
                                                               : "no such file");
+  const check_args checking = check_options(vm);
   const auto c = models::fit::calibrate(in, log, o);
-  const json scenario = models::fit::scenario_json(c, name);
-  models::parse_scenario(scenario, log + " (fitted)", ".");  // what run will read, checked now
+  json scenario = models::fit::scenario_json(c, name);
+  if (vm.count("unset"))
+    for (const auto& p : vm["unset"].as<std::vector<std::string>>())
+      models::apply_unset(scenario, p);
+  if (vm.count("set"))
+    for (const auto& p : vm["set"].as<std::vector<std::string>>())
+      models::apply_override(scenario, p);
+  // What run will read, checked now.
+  const models::scenario fitted = models::parse_scenario(scenario, log + " (fitted)", ".");
+  const auto check = check_if_asked(checking, c, fitted);
 
   std::string note;
   if (out) {
@@ -101,15 +163,24 @@ int fit_command(const std::vector<std::string>& args) {
   } else {
     note = "write the scenario with --out SCENARIO.json (or read it from --format json)";
   }
-  return write_result(std::nullopt, format,
-                      {.table = [&] { return reports::fixed_width(reports::fit_parts(c, note)); },
-                       .json =
-                           [&] {
-                             json j = models::fit::fit_json(c);
-                             j["scenario"] = scenario;
-                             return j.dump(2) + "\n";
-                           },
-                       .markdown = [&] { return reports::markdown(reports::fit_parts(c, note)); }});
+  const int rc = write_result(
+      std::nullopt, format,
+      {.table =
+           [&] {
+             return reports::fixed_width(reports::fit_parts(c, note, check ? &*check : nullptr));
+           },
+       .json =
+           [&] {
+             json j = models::fit::fit_json(c);
+             j["scenario"] = scenario;
+             if (check) j["check"] = models::fit::check_json(*check);
+             return j.dump(2) + "\n";
+           },
+       .markdown =
+           [&] {
+             return reports::markdown(reports::fit_parts(c, note, check ? &*check : nullptr));
+           }});
+  return rc == exit_ok && check && !check->all_inside() ? exit_sla_failed : rc;
 }
 
 }  // namespace waitroom::cli

@@ -17,6 +17,17 @@ namespace po = boost::program_options;
 
 namespace waitroom::cli {
 
+// A flag's whole number: decimal digits only, so "-1" is refused instead of wrapping around.
+std::uint64_t whole_number(const std::string& text, const std::string& flag, std::uint64_t min,
+                           std::uint64_t max) {
+  const std::string expected = fmt::format("a whole number from {} to {}", min, max);
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw sim::input_error(flag, expected, "'" + text + "'");
+  const std::uint64_t v = std::stoull(text);
+  if (v < min || v > max) throw sim::input_error(flag, expected, text);
+  return v;
+}
+
 namespace {
 
 // The first line of each command's --help.
@@ -42,17 +53,6 @@ std::string synopsis(command_kind kind) {
       return "waitroom merge SHARD_FILE... [options]";
   }
   return "waitroom";
-}
-
-// A flag's whole number: decimal digits only, so "-1" is refused instead of wrapping around.
-std::uint64_t whole_number(const std::string& text, const std::string& flag, std::uint64_t min,
-                           std::uint64_t max) {
-  const std::string expected = fmt::format("a whole number from {} to {}", min, max);
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw sim::input_error(flag, expected, "'" + text + "'");
-  const std::uint64_t v = std::stoull(text);
-  if (v < min || v > max) throw sim::input_error(flag, expected, text);
-  return v;
 }
 
 // The whole of `text` as a number, else input_error naming the flag and what it expected.

@@ -70,6 +70,10 @@ struct help_requested : std::runtime_error {
 
 // --threads: more than this is a typo (and more threads than the system allows).
 inline constexpr std::uint64_t max_threads = 1024;
+// A flag's whole number from min to max (digits only: "-1" is refused, not wrapped around),
+// else input_error naming the flag.
+std::uint64_t whole_number(const std::string& text, const std::string& flag, std::uint64_t min,
+                           std::uint64_t max);
 
 // --replications when given (at least 2: the commands that call this report intervals), else
 // `fallback`.

@@ -45,7 +45,8 @@ text_table fits_table() {
 
 }  // namespace
 
-report_parts fit_parts(const models::fit::calibration& c, const std::string& scenario_note) {
+report_parts fit_parts(const models::fit::calibration& c, const std::string& scenario_note,
+                       const models::fit::fit_check* check) {
   report_parts parts;
   parts.push_back(
       {fmt::format("fit of {}: {} users over {:.1f} s\n\n", c.log, c.users, c.end_s - c.start_s),
@@ -116,6 +117,40 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
         {fmt::format("no-shows: {} of {} released users never reached the backend, {}\n",
                      c.no_shows, c.released_known, interval(share, lo, hi)),
          std::nullopt});
+  }
+  if (check) {
+    text_table t{
+        {{"class", 8, true},
+         {"figure", 16, true},
+         {"log", 10},
+         {"model", 10},
+         {"one run falls in", 24},
+         {"", 7, true}},
+        {},
+        fmt::format("  ({} runs of the fitted scenario; each interval at {:.4g}%, so all "
+                    "fall inside with {:.0f}% when the model is right)",
+                    check->replications, check->row_level * 100, check->family_level * 100)};
+    std::size_t outside = 0;
+    for (const auto& r : check->rows) {
+      outside += r.inside ? 0 : 1;
+      t.rows.push_back({r.class_name, models::to_string(r.metric),
+                        fmt::format("{:.4g}", r.realised), fmt::format("{:.4g}", r.model),
+                        fmt::format("[{:.4g}, {:.4g}]", r.lo, r.hi),
+                        r.inside ? "inside" : "OUTSIDE"});
+    }
+    parts.push_back({"\ncheck: the log against the fitted scenario\n", std::move(t)});
+    std::string verdict =
+        outside == 0 ? "every figure of the log is inside what the fitted scenario produces\n"
+                     : fmt::format(
+                           "{} of {} figures of the log are outside what the fitted "
+                           "scenario produces (exit 1)\n",
+                           outside, check->rows.size());
+    if (check->waiting_at_end > 0)
+      verdict += fmt::format(
+          "({} users still waiting when the log ends are not in the log's waits; the model's "
+          "runs drain)\n",
+          check->waiting_at_end);
+    parts.push_back({verdict, std::nullopt});
   }
   if (!scenario_note.empty()) parts.push_back({"\n" + scenario_note + "\n", std::nullopt});
   return parts;

@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_run.hpp"
@@ -107,6 +109,72 @@ TEST(FitCommand, BadArgumentsAreRefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("log.jsonl:2"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+  r = run("fit " + log + " --replications 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--replications: expected --check"), std::string::npos) << r.err;
+  r = run("fit " + log + " --check --replications 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--replications: expected a whole number from 2"), std::string::npos)
+      << r.err;
+}
+
+// The check's rows as {class/metric: inside}.
+std::map<std::string, bool> check_rows(const json& fit) {
+  std::map<std::string, bool> out;
+  for (const auto& r : fit["check"]["rows"])
+    out[r["class"].get<std::string>() + "/" + r["metric"].get<std::string>()] =
+        r["inside"].get<bool>();
+  return out;
+}
+
+TEST(FitCheck, ALogOfTheScenarioItRecoversIsInsideEveryInterval) {
+  const auto dir = process_temp_dir("fit");
+  const auto trace = (dir / "known.trace").string();
+  ASSERT_EQ(run("run " + known_scenario(dir) + " --trace " + trace + " --quiet").code, 0);
+  const auto r = run("fit " + trace + " --check --format json");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json fit = json::parse(r.out);
+  EXPECT_TRUE(fit["check"]["all_inside"].get<bool>()) << fit["check"].dump(1);
+  EXPECT_EQ(fit["check"]["replications"], 10);
+  // Bonferroni over 2 classes x (mean, p50, p95 wait, give-up share).
+  EXPECT_DOUBLE_EQ(fit["check"]["row_level"].get<double>(), 1 - 0.05 / 8);
+  const auto rows = check_rows(fit);
+  EXPECT_EQ(rows.size(), 8u);
+  EXPECT_TRUE(rows.count("vip/p95_wait_s"));
+  EXPECT_TRUE(rows.count("normal/abandoned_share"));
+  const auto table = run("fit " + trace + " --check");
+  EXPECT_EQ(table.code, 0);
+  EXPECT_NE(table.out.find("every figure of the log is inside what the fitted scenario produces"),
+            std::string::npos)
+      << table.out;
+}
+
+TEST(FitCheck, APriorityTheLogDoesNotShowIsFlaggedUntilItIsSet) {
+  // The known scenario with a 30 s VIP offset: the fit (first come first served) makes VIPs
+  // wait as long as everyone, which the check flags; setting the offset brings it back.
+  const auto dir = process_temp_dir("fit");
+  json known = json::parse(slurp(known_scenario(dir)));
+  known["queue"] = {{"policy", "offset"}};
+  known["classes"][0]["offset_ms"] = 30000;
+  const auto path = (dir / "offset.json").string();
+  std::ofstream(path) << known.dump();
+  const auto trace = (dir / "offset.trace").string();
+  ASSERT_EQ(run("run " + path + " --trace " + trace + " --quiet").code, 0);
+  const auto plain = run("fit " + trace + " --check --format json");
+  EXPECT_EQ(plain.code, 1) << plain.err;  // a figure outside
+  const json fit = json::parse(plain.out);
+  EXPECT_FALSE(fit["check"]["all_inside"].get<bool>());
+  EXPECT_FALSE(check_rows(fit).at("vip/mean_wait_s"));
+  std::size_t vip = 0;  // classes in the order they first appear in the log
+  while (fit["classes"][vip]["name"] != "vip") ++vip;
+  const auto out = (dir / "fitted.json").string();
+  const auto set = run(fmt::format(
+      "fit {} --check --format json --set /queue/policy=offset --set /classes/{}/offset_ms=30000 "
+      "--out {}",
+      trace, vip, out));
+  ASSERT_EQ(set.code, 0) << set.err << set.out;
+  EXPECT_TRUE(json::parse(set.out)["check"]["all_inside"].get<bool>()) << set.out;
+  EXPECT_EQ(json::parse(slurp(out))["queue"]["policy"], "offset");  // --out has the set too
 }
 
 }  // namespace

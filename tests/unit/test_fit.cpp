@@ -14,6 +14,7 @@
 #include "models/fit/calibrate.hpp"
 #include "models/fit/change_points.hpp"
 #include "models/fit/event_log.hpp"
+#include "models/fit/fit_check.hpp"
 #include "models/fit/survival.hpp"
 #include "sim/input_error.hpp"
 #include "sim/random.hpp"
@@ -419,4 +420,37 @@ TEST(Calibrate, SmallLogsFitWhatTheyCanAndRefuseWhatTheyCannot) {
     EXPECT_EQ(e.where(), "none.csv");
     EXPECT_EQ(e.found(), "0 released");
   }
+}
+
+TEST(FitCheck, RowsArePredictionIntervalsForOneRunAtBonferronisLevel) {
+  using models::sla_metric;
+  models::fit::calibration c;
+  c.classes.push_back({"vip", 4, 3, 1, 0, {}, {}, {1, 2, 3}});
+  // Five runs' tables: everyone's row, then the class's; the class's mean wait 1..5, give-up
+  // share 0.25 in each.
+  std::vector<models::metric_table> tables;
+  for (int r = 1; r <= 5; ++r) {
+    models::metric_table t(2, models::metric_row(models::metric_row_width(), 0.0));
+    t[1][static_cast<std::size_t>(sla_metric::mean_wait_s)] = r;
+    t[1][static_cast<std::size_t>(sla_metric::abandoned_share)] = 0.25;
+    tables.push_back(t);
+  }
+  const auto f = models::fit::check_fit(c, tables);
+  ASSERT_EQ(f.rows.size(), 4u);  // mean, p50, p95, give-ups
+  EXPECT_DOUBLE_EQ(f.row_level, 1 - 0.05 / 4);
+  const auto& mean = f.rows[0];
+  EXPECT_EQ(mean.metric, sla_metric::mean_wait_s);
+  EXPECT_DOUBLE_EQ(mean.realised, 2);  // (1 + 2 + 3) / 3
+  EXPECT_DOUBLE_EQ(mean.model, 3);
+  // mean 3, sd sqrt(2.5), Student's t quantile at 1 - 0.0125 / 2 with 4 degrees of freedom
+  // (4.314656, Boost.Math), times sqrt(1 + 1/5) for one run.
+  const double half = 4.314656 * std::sqrt(2.5) * std::sqrt(1.2);
+  EXPECT_NEAR(mean.hi - mean.model, half, 1e-3 * half);
+  EXPECT_TRUE(mean.inside);
+  EXPECT_DOUBLE_EQ(f.rows[1].realised, 2);  // the median of 1, 2, 3
+  EXPECT_DOUBLE_EQ(f.rows[2].realised, 3);  // the 95th percentile
+  EXPECT_DOUBLE_EQ(f.rows[3].realised, 0.25);
+  EXPECT_TRUE(f.rows[3].inside);   // every run 0.25: a zero-width interval, the log on it
+  EXPECT_FALSE(f.rows[1].inside);  // every run's p50 is 0: the log's 2 is outside
+  EXPECT_FALSE(f.all_inside());
 }
