@@ -14,7 +14,9 @@ struct rate_segment_fit {
   double start_s = 0, duration_s = 0;
   std::uint64_t arrivals = 0;
   double rate_per_s = 0;
-  double lo = 0, hi = 0;  // Garwood's exact 95% interval of the rate
+  // Garwood's exact 95% interval of the rate, joined with the same over the segment's interior
+  // (2 bins in from each change point): a change point a bin off biases the first.
+  double lo = 0, hi = 0;
 };
 
 struct change_point_options {
