@@ -19,10 +19,13 @@
 #include "options.hpp"
 #include "output_file.hpp"
 #include "output_writer.hpp"
+#include "report_command.hpp"
 #include "reports/fit_report.hpp"
 #include "reports/markdown_report.hpp"
+#include "reports/report.hpp"
 #include "sim/input_error.hpp"
 #include "sim/parallel.hpp"
+#include "version.hpp"
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -31,7 +34,8 @@ namespace waitroom::cli {
 
 std::string fit_usage() {
   return R"(usage: waitroom fit LOG [--out SCENARIO.json] [--format table|json|markdown]
-                  [--time-unit s|ms] [--name NAME] [--set /pointer=VALUE]... [--unset /pointer]...
+                  [--time-unit s|ms] [--name NAME] [--html REPORT.html] [--set /pointer=VALUE]...
+                  [--unset /pointer]...
                   [--check [--replications R] [--threads T]]
 
 Fits a scenario to the log of a past event: one record per user, JSON Lines or CSV with a
@@ -49,6 +53,9 @@ options:
   --time-unit U    numeric timestamps are epoch seconds (s, default) or milliseconds (ms);
                    ISO 8601 times with an offset are read either way
   --name NAME      the scenario's name (default: the log's file name without extension)
+  --html FILE      a self-contained HTML report of the fit: arrivals per minute against the
+                   fitted rate, Kaplan-Meier against the fitted patience per class, and with
+                   --check the log's waits against the fitted scenario's
   --set P=V        change the fitted scenario before it is written or checked (what the log
                    cannot show, such as the queue's policy: --set /queue/policy=offset)
   --unset P        remove a key of the fitted scenario
@@ -98,88 +105,101 @@ std::optional<models::fit::fit_check> check_if_asked(const check_args& a,
 
 }  // namespace
 
-int fit_command(const std::vector<std::string>& args) {
+namespace {
+
+struct fit_args {
+  std::string log, name;
+  output_format format = output_format::table;
+  models::fit::calibrate_options calibrate;
+  std::optional<std::string> out, html;
+  std::vector<std::string> sets, unsets;
+  check_args check;
+};
+
+// The command line, every flag checked before the log is read (an output file that is the log
+// is refused: it would be lost).
+std::optional<fit_args> parse_fit_args(const std::vector<std::string>& args) {
   po::options_description opts;
   opts.add_options()("log", po::value<std::vector<std::string>>())("out", po::value<std::string>())(
       "format", po::value<std::string>())("time-unit", po::value<std::string>())(
       "name", po::value<std::string>())("check", po::bool_switch())(
-      "set", po::value<std::vector<std::string>>())("unset", po::value<std::vector<std::string>>())(
-      "replications", po::value<std::string>())("threads", po::value<std::string>())(
-      "help", po::bool_switch());
+      "html", po::value<std::string>())("set", po::value<std::vector<std::string>>())(
+      "unset", po::value<std::vector<std::string>>())("replications", po::value<std::string>())(
+      "threads", po::value<std::string>())("help", po::bool_switch());
   const po::variables_map vm = parse_command_line(args, opts, "log", "waitroom fit");
-  if (vm["help"].as<bool>()) {
-    fmt::print("{}", fit_usage());
-    return exit_ok;
-  }
+  if (vm["help"].as<bool>()) return std::nullopt;
   const auto logs =
       vm.count("log") ? vm["log"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (logs.size() != 1)
     throw sim::input_error("waitroom fit", "one LOG file",
                            logs.empty() ? "none" : fmt::format("{}", fmt::join(logs, " ")));
-  const std::string& log = logs.front();
+  fit_args a;
+  a.log = logs.front();
   constexpr output_format formats[] = {output_format::table, output_format::json,
                                        output_format::markdown};
-  const output_format format = vm.count("format")
-                                   ? parse_format(vm["format"].as<std::string>(), formats)
-                                   : output_format::table;
-  models::fit::calibrate_options o;
+  if (vm.count("format")) a.format = parse_format(vm["format"].as<std::string>(), formats);
   if (vm.count("time-unit")) {
     const std::string u = vm["time-unit"].as<std::string>();
     if (u != "s" && u != "ms") throw sim::input_error("--time-unit", "s or ms", "'" + u + "'");
-    o.unit = u == "ms" ? models::fit::time_unit::ms : models::fit::time_unit::s;
+    a.calibrate.unit = u == "ms" ? models::fit::time_unit::ms : models::fit::time_unit::s;
   }
-  std::optional<std::string> out;
-  if (vm.count("out")) {
-    out = vm["out"].as<std::string>();
-    refuse_same_file({{"--out", *out}}, {{"LOG", log}});  // before reading: it would be lost
-  }
-  const std::string name =
-      vm.count("name") ? vm["name"].as<std::string>() : std::filesystem::path(log).stem().string();
+  if (vm.count("out")) a.out = vm["out"].as<std::string>();
+  if (vm.count("html")) a.html = vm["html"].as<std::string>();
+  std::vector<named_path> outputs;
+  if (a.out) outputs.emplace_back("--out", *a.out);
+  if (a.html) outputs.emplace_back("--html", *a.html);
+  refuse_same_file(outputs, {{"LOG", a.log}});
+  if (a.out && a.html) refuse_same_file({{"--html", *a.html}}, {{"--out", *a.out}});
+  a.name = vm.count("name") ? vm["name"].as<std::string>()
+                            : std::filesystem::path(a.log).stem().string();
+  if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("unset")) a.unsets = vm["unset"].as<std::vector<std::string>>();
+  a.check = check_options(vm);
+  return a;
+}
 
-  std::ifstream in(log, std::ios::binary);
+}  // namespace
+
+int fit_command(const std::vector<std::string>& args) {
+  const auto parsed = parse_fit_args(args);
+  if (!parsed) {
+    fmt::print("{}", fit_usage());
+    return exit_ok;
+  }
+  const fit_args& a = *parsed;
+  std::ifstream in(a.log, std::ios::binary);
   if (!in)
-    throw sim::input_error(log, "a readable event log",
-                           std::filesystem::is_directory(log) ? "a directory"
-                           : std::filesystem::exists(log)     ? "a file that cannot be read"
-                                                              : "no such file");
-  const check_args checking = check_options(vm);
-  const auto c = models::fit::calibrate(in, log, o);
-  json scenario = models::fit::scenario_json(c, name);
-  if (vm.count("unset"))
-    for (const auto& p : vm["unset"].as<std::vector<std::string>>())
-      models::apply_unset(scenario, p);
-  if (vm.count("set"))
-    for (const auto& p : vm["set"].as<std::vector<std::string>>())
-      models::apply_override(scenario, p);
+    throw sim::input_error(a.log, "a readable event log",
+                           std::filesystem::is_directory(a.log) ? "a directory"
+                           : std::filesystem::exists(a.log)     ? "a file that cannot be read"
+                                                                : "no such file");
+  const auto c = models::fit::calibrate(in, a.log, a.calibrate);
+  json scenario = models::fit::scenario_json(c, a.name);
+  for (const auto& p : a.unsets) models::apply_unset(scenario, p);
+  for (const auto& p : a.sets) models::apply_override(scenario, p);
   // What run will read, checked now.
-  const models::scenario fitted = models::parse_scenario(scenario, log + " (fitted)", ".");
-  const auto check = check_if_asked(checking, c, fitted);
+  const models::scenario fitted = models::parse_scenario(scenario, a.log + " (fitted)", ".");
+  const auto check = check_if_asked(a.check, c, fitted);
+  json doc = models::fit::fit_json(c);
+  doc["schema_version"] = reports::result_schema_version;  // `waitroom report` reads it
+  doc["tool"] = {{"name", "waitroom"}, {"version", version}};
+  doc["scenario"] = scenario;
+  if (check) doc["check"] = models::fit::check_json(*check);
 
   std::string note;
-  if (out) {
-    if (int rc = write_text(out, scenario.dump(2) + "\n"); rc != exit_ok) return rc;
-    note = fmt::format("wrote the scenario to {} (release: {:.2f} users/s)", *out,
+  if (a.out) {
+    if (int rc = write_text(a.out, scenario.dump(2) + "\n"); rc != exit_ok) return rc;
+    note = fmt::format("wrote the scenario to {} (release: {:.2f} users/s)", *a.out,
                        scenario["release"]["rate_per_s"].get<double>());
   } else {
     note = "write the scenario with --out SCENARIO.json (or read it from --format json)";
   }
-  const int rc = write_result(
-      std::nullopt, format,
-      {.table =
-           [&] {
-             return reports::fixed_width(reports::fit_parts(c, note, check ? &*check : nullptr));
-           },
-       .json =
-           [&] {
-             json j = models::fit::fit_json(c);
-             j["scenario"] = scenario;
-             if (check) j["check"] = models::fit::check_json(*check);
-             return j.dump(2) + "\n";
-           },
-       .markdown =
-           [&] {
-             return reports::markdown(reports::fit_parts(c, note, check ? &*check : nullptr));
-           }});
+  if (a.html && write_html(*a.html, doc, a.log) != exit_ok) return exit_output;
+  const auto parts = [&] { return reports::fit_parts(c, note, check ? &*check : nullptr); };
+  const int rc = write_result(std::nullopt, a.format,
+                              {.table = [&] { return reports::fixed_width(parts()); },
+                               .json = [&] { return doc.dump(2) + "\n"; },
+                               .markdown = [&] { return reports::markdown(parts()); }});
   return rc == exit_ok && check && !check->all_inside() ? exit_sla_failed : rc;
 }
 

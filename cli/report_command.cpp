@@ -29,8 +29,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* a_result_file =
-    "the JSON result of waitroom run, run --replications, compare, sweep, plan, check or merge "
-    "(a result file)";
+    "the JSON result of waitroom run, run --replications, compare, sweep, plan, check, merge "
+    "or fit (a result file)";
 
 // The result's members that hold a number (null where there is none to give), an array of
 // numbers (one per sample time or bucket, null for a gap), or either, by name: every result
@@ -210,6 +210,56 @@ std::string shard_description(const json& j) {
   return what;
 }
 
+// A fit's figures the report draws: numbers where it reads numbers, the Kaplan-Meier series of
+// equal lengths. Anything else is refused naming its JSON pointer.
+void check_fit_result(const std::string& source, const json& r) {
+  const auto fail = [&](const std::string& at, const std::string& expected, const json& found) {
+    throw sim::input_error(source + ": " + at, expected, models::describe(found));
+  };
+  const auto numbers = [&](const json& j, const std::string& at) {
+    if (!j.is_array()) fail(at, "an array of numbers", j);
+    for (std::size_t i = 0; i < j.size(); ++i)
+      if (!j[i].is_number()) fail(fmt::format("{}/{}", at, i), "a number", j[i]);
+    return j.size();
+  };
+  const auto number = [&](const json& o, const char* key, const std::string& at) {
+    if (!o.is_object() || !o.contains(key) || !o.at(key).is_number())
+      fail(at + "/" + key, "a number", o.is_object() && o.contains(key) ? o.at(key) : json());
+  };
+  numbers(r.value("arrivals_per_minute", json()), "/arrivals_per_minute");
+  const json& segs = r.contains("arrivals") ? r.at("arrivals") : json();
+  if (!segs.is_array()) fail("/arrivals", "an array of segments", segs);
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const std::string at = fmt::format("/arrivals/{}", i);
+    for (const char* k : {"start_s", "duration_s", "arrivals"}) number(segs[i], k, at);
+    for (const char* k : {"value", "lo", "hi"})
+      number(segs[i].value("rate_per_s", json()), k, at + "/rate_per_s");
+  }
+  const json& classes = r.contains("classes") ? r.at("classes") : json();
+  if (!classes.is_array()) fail("/classes", "an array of classes", classes);
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const std::string at = fmt::format("/classes/{}", i);
+    const json km = classes[i].value("kaplan_meier", json());
+    const std::size_t n = numbers(km.value("t_s", json()), at + "/kaplan_meier/t_s");
+    for (const char* k : {"survival", "lo", "hi", "fitted"}) {
+      const std::size_t m = numbers(km.value(k, json()), at + "/kaplan_meier/" + k);
+      if (m != n && !(m == 0 && std::string(k) == "fitted"))
+        fail(at + "/kaplan_meier/" + k, fmt::format("{} values, one per time in t_s", n), km.at(k));
+    }
+    numbers(classes[i].value("released_wait_percentiles_s", json()),
+            at + "/released_wait_percentiles_s");
+  }
+  if (!r.contains("check")) return;
+  const json& rows = r.at("check").value("rows", json());
+  if (!rows.is_array()) fail("/check/rows", "an array of rows", rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string at = fmt::format("/check/rows/{}", i);
+    for (const char* k : {"realised", "model"}) number(rows[i], k, at);
+    if (numbers(rows[i].value("interval", json()), at + "/interval") != 2)
+      fail(at + "/interval", "an interval [low, high]", rows[i].at("interval"));
+  }
+}
+
 // Refuses what the report cannot draw faithfully: another kind of file, another format
 // version, a kind it does not know, a figure that is not a number, series of unequal lengths.
 void check_result(const std::string& source, const json& r) {
@@ -234,13 +284,16 @@ void check_result(const std::string& source, const json& r) {
                                        reports::result_schema_version, version),
                            models::describe(v));
   if (const auto k = r.find("kind"); k != r.end())
-    if (!k->is_string() || !one_of(k->get_ref<const std::string&>(), {"sweep", "plan", "check"}))
+    if (!k->is_string() ||
+        !one_of(k->get_ref<const std::string&>(), {"sweep", "plan", "check", "fit"}))
       throw sim::input_error(source + ": /kind",
-                             "sweep, plan or check (a run, replications or compare result has "
-                             "no kind)",
+                             "sweep, plan, check or fit (a run, replications or compare result "
+                             "has no kind)",
                              models::describe(*k));
-  reports::result_kind(r, source);  // a shape it draws
-  result_check(source).walk(r, "");
+  if (reports::result_kind(r, source) == "fit")  // a shape it draws
+    check_fit_result(source, r);
+  else
+    result_check(source).walk(r, "");
 }
 
 }  // namespace

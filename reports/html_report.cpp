@@ -63,7 +63,7 @@ std::string_view chart_library_version() {
 std::string result_kind(const json& r, const std::string& source) {
   if (has(r, "kind") && r["kind"].is_string()) {
     std::string k = r["kind"].get<std::string>();
-    if (k == "plan" || k == "check" || k == "sweep") return k;
+    if (k == "plan" || k == "check" || k == "sweep" || k == "fit") return k;
   }
   if (has(r, "variants") && r["variants"].is_array()) return "compare";
   if (has(r, "points") && r["points"].is_array()) return "sweep";
@@ -77,7 +77,7 @@ std::string result_kind(const json& r, const std::string& source) {
                                   : std::string("a sharded command")));
   throw sim::input_error(source,
                          "the JSON result of waitroom run, run --replications, compare, sweep, "
-                         "merge, plan or check",
+                         "merge, plan, check or fit",
                          "JSON of another shape");
 }
 

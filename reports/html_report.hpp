@@ -9,7 +9,8 @@
 
 namespace waitroom::reports {
 
-// Which command wrote `result`: "run", "replications", "compare", "sweep", "plan" or "check".
+// Which command wrote `result`: "run", "replications", "compare", "sweep", "plan", "check" or
+// "fit".
 // Throws sim::input_error (naming `source`) for JSON that is none of these.
 std::string result_kind(const nlohmann::json& result, const std::string& source);
 

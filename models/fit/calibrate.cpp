@@ -44,6 +44,24 @@ json fits_json(const std::vector<survival_fit>& fits) {
   return out;
 }
 
+// The Kaplan-Meier curve (at most 400 of its steps, evenly by index, and the last) with its
+// interval and the best family's fitted survival at the same times.
+json km_json(const class_calibration& cl) {
+  json t = json::array(), s = json::array(), lo = json::array(), hi = json::array(),
+       fitted = json::array();
+  const auto& km = cl.kaplan_meier;
+  const std::size_t stride = std::max<std::size_t>(1, (km.size() + 399) / 400);
+  for (std::size_t i = 0; i < km.size(); i += stride) {
+    const std::size_t j = i + stride >= km.size() ? km.size() - 1 : i;
+    t.push_back(km[j].t_s);
+    s.push_back(km[j].survival);
+    lo.push_back(km[j].lo);
+    hi.push_back(km[j].hi);
+    if (!cl.patience.empty()) fitted.push_back(cl.patience.front().survival(km[j].t_s));
+  }
+  return {{"t_s", t}, {"survival", s}, {"lo", lo}, {"hi", hi}, {"fitted", fitted}};
+}
+
 }  // namespace
 
 std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n) {
@@ -240,6 +258,17 @@ json fit_json(const calibration& c) {
            {"gave_up", cl.gave_up},
            {"waiting_at_end", cl.waiting},
            {"patience", fits_json(cl.patience)}};
+    k["kaplan_meier"] = km_json(cl);
+    // The released users' waits at each whole percent (0: the least, 100: the most).
+    json quantiles = json::array();
+    if (!cl.released_waits_s.empty()) {
+      std::vector<double> w = cl.released_waits_s;
+      std::sort(w.begin(), w.end());
+      for (int q = 0; q <= 100; ++q)
+        quantiles.push_back(w[static_cast<std::size_t>(std::llround(
+            q / 100.0 * static_cast<double>(w.size() - 1)))]);
+    }
+    k["released_wait_percentiles_s"] = quantiles;
     classes.push_back(k);
   }
   json segments = json::array();
@@ -248,8 +277,20 @@ json fit_json(const calibration& c) {
                         {"duration_s", s.duration_s},
                         {"arrivals", s.arrivals},
                         {"rate_per_s", {{"value", s.rate_per_s}, {"lo", s.lo}, {"hi", s.hi}}}});
-  json out{{"log", c.log},
+  // Per minute (whole bins), for the report's chart of arrivals against the fitted rate.
+  json per_minute = json::array();
+  const auto bins_a_minute =
+      std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(60 / c.bin_s)));
+  for (std::size_t b = 0; b < c.arrivals_per_bin.size(); b += bins_a_minute) {
+    std::uint64_t n = 0;
+    for (std::size_t k = b; k < std::min(b + bins_a_minute, c.arrivals_per_bin.size()); ++k)
+      n += c.arrivals_per_bin[k];
+    per_minute.push_back(n);
+  }
+  json out{{"kind", "fit"},
+           {"log", c.log},
            {"users", c.users},
+           {"arrivals_per_minute", per_minute},
            {"span_s", c.end_s - c.start_s},
            {"bin_s", c.bin_s},
            {"arrivals", segments},

@@ -342,7 +342,7 @@
     const sc = scenarioOf();
     const name = R.scenarios ? R.scenarios.map((s) => s.name).join(', ') : (sc && sc.name) || R.scenario_name || '';
     if (sc && sc.classes) for (const c of sc.classes) colourOf(c.name);
-    const kindText = { run: 'single run', replications: 'independent replications', compare: 'comparison on common random numbers', sweep: 'parameter sweep', plan: 'capacity plan', check: 'SLA check' }[D.kind];
+    const kindText = { run: 'single run', replications: 'independent replications', compare: 'comparison on common random numbers', sweep: 'parameter sweep', plan: 'capacity plan', check: 'SLA check', fit: 'fit of an event log' }[D.kind];
     const facts = [
       ['report', kindText],
       ['scenario', name || '–'],
@@ -913,10 +913,70 @@
     }
   }
 
+  // ---- fit: the log against the fitted scenario ----
+  function renderFit() {
+    h2(`Fit of ${R.log}: ${R.users} users over ${duration(R.span_s)}`);
+    const segs = R.arrivals || [];
+    const apm = R.arrivals_per_minute || [];
+    if (apm.length) {
+      const xs = apm.map((_, i) => i);
+      // The fitted rate at each minute's middle, in users a minute.
+      const fitted = xs.map((i) => {
+        const t = 60 * i + 30;
+        const g = segs.find((x) => t >= x.start_s && t < x.start_s + x.duration_s);
+        return g ? 60 * g.rate_per_s.value : null;
+      });
+      chart({ title: 'Arrivals per minute against the fitted rate', xLabel: 'minute since the first user', yLabel: 'users a minute', x: xs, xInteger: true, yMin: 0,
+        note: 'Dots: users who joined in each minute of the log. Line: the fitted constant-rate segments (change points by PELT), times 60.',
+        series: [{ label: 'log', colour: ALL, noLine: true, points: true, y: apm }, { label: 'fitted rate', colour: OTHER[0], y: fitted }] });
+    }
+    table(['start', 'duration', 'arrivals', 'rate (users/s)', '95% interval'],
+      segs.map((g) => [duration(g.start_s), duration(g.duration_s), String(g.arrivals), sig(g.rate_per_s.value, 4), `[${sig(g.rate_per_s.lo, 4)}, ${sig(g.rate_per_s.hi, 4)}]`]));
+    for (const c of R.classes || []) {
+      const km = c.kaplan_meier || {};
+      if (!km.t_s || !km.t_s.length) { missing(`${c.name}: nobody gave up, so there is no patience to fit or draw.`); continue; }
+      const tu = timeUnit(km.t_s[km.t_s.length - 1]);
+      const best = (c.patience || [])[0];
+      const series = [{ label: 'Kaplan-Meier', colour: colourOf(c.name), y: km.survival, band: [km.lo, km.hi] }];
+      if (best && km.fitted && km.fitted.length) series.push({ label: `fitted ${best.family}`, colour: ALL, dash: [6, 4], y: km.fitted });
+      chart({ title: `Patience of ${c.name}: Kaplan-Meier against the fitted survival`, xLabel: `waited (${tu.name})`, yLabel: 'still waiting (share)', x: km.t_s.map((t) => t / tu.div), yRange: [0, 1],
+        note: `${c.gave_up} gave up, ${c.released} released and ${c.waiting_at_end} still waiting (censored: their patience only exceeds their wait). Band: Greenwood's 95% pointwise interval.${best ? ` Fitted: ${best.family} by AIC.` : ' Too few give-ups to fit a family.'}`,
+        series });
+    }
+    const ck = R.check;
+    if (!ck) { missing('The log\'s waits against the fitted scenario\'s: run waitroom fit --check --html.'); return; }
+    h2(ck.all_inside ? 'Every figure of the log is inside what the fitted scenario produces' : 'Figures of the log OUTSIDE what the fitted scenario produces');
+    note(`${ck.replications} runs of the fitted scenario. Each interval is where one run falls (a prediction interval) at ${trimZeros(sig(100 * ck.row_level, 4))}%, so that all fall inside with ${pct(ck.family_level)} when the model is right.${ck.waiting_at_end ? ` ${ck.waiting_at_end} users still waiting when the log ends are not in its waits.` : ''}`);
+    table(['class', 'figure', 'log', 'model', 'one run falls in', ''],
+      ck.rows.map((r) => {
+        const f = isShare(r.metric) ? pct : duration;
+        return [{ text: r['class'], swatch: r['class'] }, r.metric, f(r.realised), f(r.model), `[${f(r.interval[0])}, ${f(r.interval[1])}]`, { text: r.inside ? 'inside' : 'OUTSIDE', cls: r.inside ? 'pass' : 'fail' }];
+      }));
+    // The log's waits per class as a CDF, with the fitted scenario's p50 and p95 intervals.
+    let maxW = 0;
+    for (const c of R.classes || []) for (const w of c.released_wait_percentiles_s || []) maxW = Math.max(maxW, w);
+    const tu = timeUnit(maxW);
+    const tables = [], ser = [], marks = [];
+    for (const c of R.classes || []) {
+      const q = c.released_wait_percentiles_s || [];
+      if (!q.length) continue;
+      tables.push([q.map((w) => w / tu.div), q.map((_, i) => i)]);
+      ser.push({ label: `${c.name} (log)`, colour: colourOf(c.name) });
+      for (const r of ck.rows) if (r['class'] === c.name && (r.metric === 'p50_wait_s' || r.metric === 'p95_wait_s'))
+        marks.push({ lo: r.interval[0] / tu.div, hi: r.interval[1] / tu.div, y: r.metric === 'p50_wait_s' ? 50 : 95, colour: colourOf(c.name) });
+    }
+    if (tables.length) {
+      const joined = uPlot.join(tables);
+      chart({ title: 'Waits of released users: the log against the fitted scenario', xLabel: `wait (${tu.name})`, yLabel: 'released within (%)', yRange: [0, 100],
+        note: 'Lines: the log\'s waits per class (its percentiles). Bars at 50% and 95%: where the fitted scenario\'s p50 and p95 fall in one run.',
+        x: joined[0], series: ser.map((s2, i) => Object.assign(s2, { y: joined[i + 1] })), hbars: marks });
+    }
+  }
+
   // ---- draw ----
   try {
     header();
-    ({ run: renderRun, replications: renderReplications, compare: renderCompare, sweep: renderGrid, plan: renderGrid, check: renderCheck }[D.kind])();
+    ({ run: renderRun, replications: renderReplications, compare: renderCompare, sweep: renderGrid, plan: renderGrid, check: renderCheck, fit: renderFit }[D.kind])();
     scenarioDetails();
     add(el('footer', { text: `waitroom ${D.report_tool_version}; charts by ${D.chart_library} (MIT licence). Drag across a chart to zoom, double-click to reset; the legend reads out the values under the cursor.` }));
   } catch (e) {

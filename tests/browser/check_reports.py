@@ -43,6 +43,8 @@ EXPECTED_CHARTS = {
     "plan_2d": ["Feasible map over"],
     "run_polling": ["Waits of the users who gave up"],
     "run_backend": ["Waits of the users who gave up"],
+    "fit": ["Arrivals per minute against the fitted rate", "Patience of vip", "Patience of normal",
+            "Waits of released users: the log against the fitted scenario"],
 }
 # Labels a report's charts must have drawn (each clear of the others: check_labels).
 EXPECTED_LABELS = {"run_sla_limits": ["SLA vip p95 ≤ 60 s", "SLA normal p95 ≤ 20 min"]}
@@ -100,6 +102,10 @@ def reports(binary, src, out):
                              '{"class":"normal","metric":"p95_wait_s","max":1200}]',
                              "--format", "json", "--out", o("run_sla_limits.json"),
                              "--html", o("run_sla_limits.html")]]),
+        # A fit of the program's own log, checked against the fitted scenario's runs.
+        ("fit", [[w, "run", sc("last_drop.json"), "--trace", o("last_drop.trace"), "--quiet"],
+                 [w, "fit", o("last_drop.trace"), "--check", "--set",
+                  "/classes/1/offset_ms=60000", "--html", o("fit.html")]]),
         # A tighter VIP limit (1 s) fails in the clinic and holds in the dual queue: both colours.
         ("check", [[w, "check", sc("clinic.json"), sc("clinic_ratio.json"), "--set",
                     "/sla/targets/0/max=1", "--format", "json", "--out", o("check.json"),

@@ -3,6 +3,7 @@
 // before anything is written.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -175,6 +176,51 @@ TEST(FitCheck, APriorityTheLogDoesNotShowIsFlaggedUntilItIsSet) {
   ASSERT_EQ(set.code, 0) << set.err << set.out;
   EXPECT_TRUE(json::parse(set.out)["check"]["all_inside"].get<bool>()) << set.out;
   EXPECT_EQ(json::parse(slurp(out))["queue"]["policy"], "offset");  // --out has the set too
+}
+
+}  // namespace
+
+namespace {
+
+// `fit --html` writes the fit's page; `report` draws the same from `fit --format json` and
+// refuses a damaged one. (tests/browser/check_reports.py checks that its charts draw.)
+TEST(FitReport, TheHtmlPageCarriesTheFitAndReportReadsItsJson) {
+  const auto dir = process_temp_dir("fit");
+  const auto trace = (dir / "known.trace").string();
+  ASSERT_EQ(run("run " + known_scenario(dir) + " --trace " + trace + " --quiet").code, 0);
+  const auto page = (dir / "fit.html").string();
+  const auto r = run("fit " + trace + " --check --html " + page);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = slurp(page);
+  for (const char* want : {R"("kind":"fit")", R"("arrivals_per_minute":)", R"("kaplan_meier":)",
+                           R"("released_wait_percentiles_s":)", R"("check":)"})
+    EXPECT_NE(html.find(want), std::string::npos) << want;
+  const auto doc = (dir / "fit.json").string();
+  std::ofstream(doc) << run("fit " + trace + " --check --format json").out;
+  const json fit = json::parse(slurp(doc));
+  // Per minute: 600 + 3,600 users in the first two minutes (10/s, then 60/s).
+  ASSERT_GE(fit["arrivals_per_minute"].size(), 2u);
+  EXPECT_NEAR(fit["arrivals_per_minute"][0].get<double>(), 600, 4 * std::sqrt(600.0));
+  EXPECT_NEAR(fit["arrivals_per_minute"][1].get<double>(), 3600, 4 * std::sqrt(3600.0));
+  for (const auto& c : fit["classes"]) {
+    const auto& km = c["kaplan_meier"];
+    EXPECT_EQ(km["t_s"].size(), km["fitted"].size()) << c["name"];
+    EXPECT_LE(km["t_s"].size(), 401u);
+    EXPECT_EQ(c["released_wait_percentiles_s"].size(), 101u);
+  }
+  const auto drawn = (dir / "fit-report.html").string();
+  auto rep = run("report " + doc + " --out " + drawn);
+  EXPECT_EQ(rep.code, 0) << rep.err;
+  EXPECT_TRUE(std::filesystem::exists(drawn));
+  json bad = fit;
+  bad["classes"][0]["kaplan_meier"]["lo"].erase(0);
+  std::ofstream(doc, std::ios::trunc) << bad.dump();
+  rep = run("report " + doc + " --out " + (dir / "never.html").string());
+  EXPECT_EQ(rep.code, 2);
+  EXPECT_NE(rep.err.find("/classes/0/kaplan_meier/lo: expected"), std::string::npos) << rep.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "never.html"));
+  // The page is not written over the log.
+  EXPECT_EQ(run("fit " + trace + " --html " + trace).code, 2);
 }
 
 }  // namespace

@@ -277,7 +277,7 @@ TEST(ShardIntegrity, ReportRefusesAResultItCannotDrawFaithfully) {
           [](json& j) { j["schema_version"] = 99; });
   refused(run_json, "/schema_version: expected 1", [](json& j) { j["schema_version"] = "1"; });
   refused(run_json, "/schema_version: expected 1", [](json& j) { j.erase("schema_version"); });
-  refused(sweep_json, "/kind: expected sweep, plan or check",
+  refused(sweep_json, "/kind: expected sweep, plan, check or fit",
           [](json& j) { j["kind"] = "sweeps"; });
   refused(run_json,
           "/classes/0/wait_s/mean: expected a number (or null) or an array of numbers, "
