@@ -265,8 +265,8 @@ json fit_json(const calibration& c) {
       std::vector<double> w = cl.released_waits_s;
       std::sort(w.begin(), w.end());
       for (int q = 0; q <= 100; ++q)
-        quantiles.push_back(w[static_cast<std::size_t>(std::llround(
-            q / 100.0 * static_cast<double>(w.size() - 1)))]);
+        quantiles.push_back(w[static_cast<std::size_t>(
+            std::llround(q / 100.0 * static_cast<double>(w.size() - 1)))]);
     }
     k["released_wait_percentiles_s"] = quantiles;
     classes.push_back(k);
