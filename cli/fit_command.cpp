@@ -146,8 +146,8 @@ std::optional<fit_args> parse_fit_args(const std::vector<std::string>& args) {
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
   std::vector<named_path> outputs;
-  if (a.out) outputs.emplace_back("--out", *a.out);
-  if (a.html) outputs.emplace_back("--html", *a.html);
+  if (a.out) outputs.push_back({"--out", *a.out});  // clang 14: no emplace of an aggregate
+  if (a.html) outputs.push_back({"--html", *a.html});
   refuse_same_file(outputs, {{"LOG", a.log}});
   if (a.out && a.html) refuse_same_file({{"--html", *a.html}}, {{"--out", *a.out}});
   a.name = vm.count("name") ? vm["name"].as<std::string>()
