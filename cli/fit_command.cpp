@@ -103,10 +103,6 @@ std::optional<models::fit::fit_check> check_if_asked(const check_args& a,
   return models::fit::check_fit(c, tables);
 }
 
-}  // namespace
-
-namespace {
-
 struct fit_args {
   std::string log, name;
   output_format format = output_format::table;
