@@ -35,7 +35,7 @@ namespace waitroom::cli {
 std::string fit_usage() {
   return R"(usage: waitroom fit LOG [--out SCENARIO.json] [--format table|json|markdown]
                   [--time-unit s|ms] [--name NAME] [--html REPORT.html] [--set /pointer=VALUE]...
-                  [--unset /pointer]...
+                  [--unset /pointer]... [--sample N]
                   [--check [--replications R] [--threads T]]
 
 Fits a scenario to the log of a past event: one record per user, JSON Lines or CSV with a
@@ -59,6 +59,9 @@ options:
   --set P=V        change the fitted scenario before it is written or checked (what the log
                    cannot show, such as the queue's policy: --set /queue/policy=offset)
   --unset P        remove a key of the fitted scenario
+  --sample N       fit patience and service on a random sample of at most N observations
+                   per class (default 50000; the same sample every time); counts, shares,
+                   rates and waits use every record
   --check          run the fitted scenario R times and put the log's mean, p50 and p95 wait
                    and give-up share per class beside where one run falls (95% for all
                    figures together); exit 1 when any is outside
@@ -121,7 +124,8 @@ std::optional<fit_args> parse_fit_args(const std::vector<std::string>& args) {
       "name", po::value<std::string>())("check", po::bool_switch())(
       "html", po::value<std::string>())("set", po::value<std::vector<std::string>>())(
       "unset", po::value<std::vector<std::string>>())("replications", po::value<std::string>())(
-      "threads", po::value<std::string>())("help", po::bool_switch());
+      "threads", po::value<std::string>())("sample", po::value<std::string>())("help",
+                                                                               po::bool_switch());
   const po::variables_map vm = parse_command_line(args, opts, "log", "waitroom fit");
   if (vm["help"].as<bool>()) return std::nullopt;
   const auto logs =
@@ -139,6 +143,9 @@ std::optional<fit_args> parse_fit_args(const std::vector<std::string>& args) {
     if (u != "s" && u != "ms") throw sim::input_error("--time-unit", "s or ms", "'" + u + "'");
     a.calibrate.unit = u == "ms" ? models::fit::time_unit::ms : models::fit::time_unit::s;
   }
+  if (vm.count("sample"))
+    a.calibrate.sample = static_cast<std::size_t>(
+        whole_number(vm["sample"].as<std::string>(), "--sample", 100, 100000000));
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("html")) a.html = vm["html"].as<std::string>();
   std::vector<named_path> outputs;

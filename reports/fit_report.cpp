@@ -90,6 +90,14 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
       add_fits(patience, cl.name, cl.patience);
   parts.push_back({"\npatience\n", std::move(patience)});
   if (!without.empty()) parts.push_back({without, std::nullopt});
+  std::string sampled;
+  for (const auto& cl : c.classes)
+    if (cl.patience_sampled && !cl.patience.empty())
+      sampled += fmt::format(
+          "  {}: fitted on a random sample of {} of its {} observations (intervals are the "
+          "sample's)\n",
+          cl.name, cl.patience.front().n, cl.patience_observations);
+  if (!sampled.empty()) parts.push_back({sampled, std::nullopt});
 
   std::string release =
       c.release_rate_per_s > 0
@@ -109,6 +117,11 @@ report_parts fit_parts(const models::fit::calibration& c, const std::string& sce
     service.note = "  (done_at - reached_backend_at)";
     add_fits(service, "all", c.service);
     parts.push_back({"\nbackend service\n", std::move(service)});
+    if (c.service_sampled)
+      parts.push_back({fmt::format("  fitted on a random sample of {} of {} observations "
+                                   "(intervals are the sample's)\n",
+                                   c.service.front().n, c.service_observations),
+                       std::nullopt});
   }
   if (c.released_known > 0) {
     const auto [lo, hi] = models::fit::share_interval(c.no_shows, c.released_known);

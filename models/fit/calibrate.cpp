@@ -5,12 +5,17 @@
 #include <algorithm>
 #include <boost/math/distributions/beta.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <utility>
 
+#include "models/fit/sample.hpp"
 #include "models/json/distribution_json.hpp"
 #include "sim/input_error.hpp"
+#include "sim/random.hpp"
 
 namespace waitroom::models::fit {
 
@@ -62,6 +67,78 @@ json km_json(const class_calibration& cl) {
   return {{"t_s", t}, {"survival", s}, {"lo", lo}, {"hi", hi}, {"fitted", fitted}};
 }
 
+// An observation as it streams: a give-up or a release (t: the wait), or a user still waiting
+// at the log's end (t: when they joined; the wait is known once the end is).
+struct pending {
+  double t = 0;
+  enum class kind : std::uint8_t { event, censored, waiting } k = kind::event;
+};
+
+// The sample's observations, in the order they streamed with the users still waiting last
+// (censored at the log's end): below the sample's size, exactly every observation.
+std::vector<observation> observations(const reservoir<pending>& r, double end_s) {
+  std::vector<observation> out;
+  out.reserve(r.items().size());
+  for (const auto& p : r.items())
+    if (p.k != pending::kind::waiting) out.push_back({p.t, p.k == pending::kind::event});
+  for (const auto& p : r.items())
+    if (p.k == pending::kind::waiting && end_s > p.t) out.push_back({end_s - p.t, false});
+  return out;
+}
+
+// Whether each bin's queue ever ran empty, from the users' joins (in order) and exits (released
+// or gave up): an exit first at a tie, so a user released as they join never counts as
+// waiting. The exits still to come are held in a heap: memory grows with the longest queue,
+// not with the log.
+class busy_bins {
+ public:
+  explicit busy_bins(double bin_s) : bin_s_(bin_s) {}
+
+  void join(double t, std::optional<double> exit) {
+    exits_before(t);
+    if (exit && *exit <= t) return;  // released or gave up at the instant of joining
+    at(t, +1);
+    if (exit) {
+      pending_.push_back(*exit);
+      std::push_heap(pending_.begin(), pending_.end(), std::greater<>());
+    }
+  }
+
+  // Each of the first `bins` bins' least queue length (0: the queue ran empty in it).
+  std::vector<std::uint64_t> least(std::size_t bins) {
+    exits_before(std::numeric_limits<double>::infinity());
+    while (least_.size() < bins) next_bin();
+    least_.resize(bins);
+    return least_;
+  }
+
+ private:
+  void exits_before(double t) {
+    while (!pending_.empty() && pending_.front() <= t) {
+      std::pop_heap(pending_.begin(), pending_.end(), std::greater<>());
+      at(pending_.back(), -1);
+      pending_.pop_back();
+    }
+  }
+
+  void at(double t, int d) {
+    const auto b = static_cast<std::size_t>(std::max(0.0, std::floor(t / bin_s_)));
+    while (least_.size() < b) next_bin();
+    queue_ = d > 0 ? queue_ + 1 : queue_ - std::min<std::uint64_t>(queue_, 1);
+    lowest_ = std::min(lowest_, queue_);
+  }
+
+  void next_bin() {
+    least_.push_back(lowest_);
+    lowest_ = queue_;
+  }
+
+  double bin_s_;
+  std::vector<double> pending_;  // a min-heap of exit times
+  std::vector<std::uint64_t> least_;
+  std::uint64_t queue_ = 0, lowest_ = 0;
+};
+
 }  // namespace
 
 std::pair<double, double> share_interval(std::uint64_t k, std::uint64_t n) {
@@ -80,38 +157,39 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
   c.log = name;
   c.bin_s = o.bin_s;
   std::map<std::string, std::size_t> index;
-  std::vector<std::vector<observation>> patience;
-  std::vector<std::vector<double>> waiting_joined;  // censored at the log's end
-  std::vector<observation> service;
-  std::vector<double> in_service;               // reached, not done: censored at the log's end
+  const auto sample = [&](std::string_view of) {
+    return reservoir<pending>(o.sample, sim::stable_hash(of));
+  };
+  std::vector<reservoir<pending>> patience;
+  reservoir<pending> service = sample("service");
   std::vector<std::pair<double, int>> backend;  // +1 reached, -1 done
-  std::vector<double> joins, exits;             // joined; released or gave up (from the start)
+  busy_bins busy(o.bin_s);
   double first_release = std::numeric_limits<double>::infinity(), last_release = -first_release;
-  std::uint64_t released = 0, reached = 0, traced_no_shows = 0;
+  std::uint64_t released = 0, reached = 0, traced_no_shows = 0, serviced = 0;
   read_event_log(in, name, o.unit, [&](const user_record& r) {
     if (c.users++ == 0) c.start_s = r.joined_s;
     count(c.arrivals_per_bin, r.joined_s - c.start_s, o.bin_s);
     auto [it, added] = index.try_emplace(r.user_class, c.classes.size());
     if (added) {
       c.classes.push_back({r.user_class});
-      patience.emplace_back();
-      waiting_joined.emplace_back();
+      patience.push_back(sample("patience:" + r.user_class));
     }
     class_calibration& cl = c.classes[it->second];
     ++cl.users;
     c.end_s = std::max(c.end_s, r.joined_s);
     for (const auto& t : {r.released_s, r.left_s, r.reached_s, r.done_s})
       if (t) c.end_s = std::max(c.end_s, *t);
-    joins.push_back(r.joined_s - c.start_s);  // in order: the reader checks it
-    if (r.left_s || r.released_s) exits.push_back(r.left_s.value_or(*r.released_s) - c.start_s);
+    std::optional<double> exit;
+    if (r.left_s || r.released_s) exit = r.left_s.value_or(*r.released_s) - c.start_s;
+    busy.join(r.joined_s - c.start_s, exit);
     if (r.left_s) {
       ++cl.gave_up;
-      patience[it->second].push_back({std::max(*r.left_s - r.joined_s, least_wait_s), true});
+      patience[it->second].add({std::max(*r.left_s - r.joined_s, least_wait_s)});
     } else if (r.released_s) {
       ++cl.released;
       ++released;
       const double w = *r.released_s - r.joined_s;
-      if (w > 0) patience[it->second].push_back({w, false});
+      if (w > 0) patience[it->second].add({w, pending::kind::censored});
       cl.released_waits_s.push_back(w);
       count(c.released_per_bin, *r.released_s - c.start_s, o.bin_s);
       first_release = std::min(first_release, *r.released_s);
@@ -119,55 +197,34 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
       traced_no_shows += r.no_show;
     } else {
       ++cl.waiting;
-      waiting_joined[it->second].push_back(r.joined_s);
+      patience[it->second].add({r.joined_s, pending::kind::waiting});
     }
     if (r.reached_s) {
       ++reached;
       if (r.done_s) {
-        service.push_back({std::max(*r.done_s - *r.reached_s, least_wait_s), true});
+        ++serviced;
+        service.add({std::max(*r.done_s - *r.reached_s, least_wait_s)});
         backend.emplace_back(*r.reached_s, 1);
         backend.emplace_back(*r.done_s, -1);
       } else {
-        in_service.push_back(*r.reached_s);
+        service.add({*r.reached_s, pending::kind::waiting});
       }
     }
   });
   for (std::size_t k = 0; k < c.classes.size(); ++k) {
-    for (double joined : waiting_joined[k])
-      if (c.end_s > joined) patience[k].push_back({c.end_s - joined, false});
+    c.classes[k].patience_observations = patience[k].seen();
+    c.classes[k].patience_sampled = patience[k].sampled();
     if (c.classes[k].gave_up > 0) {
-      c.classes[k].patience = fit_families(patience[k]);  // empty with too few to fit
-      c.classes[k].kaplan_meier = kaplan_meier(patience[k]);
+      const auto obs = observations(patience[k], c.end_s);
+      c.classes[k].patience = fit_families(obs);  // empty with too few to fit
+      c.classes[k].kaplan_meier = kaplan_meier(obs);
     }
   }
   c.segments = fit_change_points(c.arrivals_per_bin, o.bin_s);
   if (last_release > first_release)
     c.throughput_per_s = static_cast<double>(released) / (last_release - first_release);
-  // A bin is busy when the queue never ran empty in it: walk the joins and exits in time
-  // order (an exit first at a tie, so a user released as they join does not count as waiting)
-  // and keep each bin's least queue length.
-  std::sort(exits.begin(), exits.end());
-  std::vector<std::uint64_t> least(c.released_per_bin.size(), 0);
-  std::uint64_t queue = 0, busy_released = 0;
-  std::size_t j = 0, e = 0;
-  for (std::size_t b = 0; b < least.size(); ++b) {
-    const double end = static_cast<double>(b + 1) * o.bin_s;
-    std::uint64_t lowest = queue;
-    for (;;) {
-      const bool exit_next = e < exits.size() && (j >= joins.size() || exits[e] <= joins[j]);
-      const double t = exit_next ? exits[e] : (j < joins.size() ? joins[j] : end);
-      if (t >= end) break;
-      if (exit_next) {
-        queue -= std::min<std::uint64_t>(queue, 1);
-        ++e;
-      } else {
-        ++queue;
-        ++j;
-      }
-      lowest = std::min(lowest, queue);
-    }
-    least[b] = lowest;
-  }
+  const auto least = busy.least(c.released_per_bin.size());
+  std::uint64_t busy_released = 0;
   for (std::size_t k = 0; k < least.size(); ++k)
     if (least[k] > 0) {
       ++c.busy_bins;
@@ -176,10 +233,10 @@ calibration calibrate(std::istream& in, const std::string& name, const calibrate
   if (c.busy_bins > 0)
     c.release_rate_per_s =
         static_cast<double>(busy_released) / (static_cast<double>(c.busy_bins) * o.bin_s);
-  if (!service.empty()) {
-    for (double t : in_service)
-      if (c.end_s > t) service.push_back({c.end_s - t, false});
-    c.service = fit_families(service);
+  if (serviced > 0) {
+    c.service_observations = service.seen();
+    c.service_sampled = service.sampled();
+    c.service = fit_families(observations(service, c.end_s));
     std::sort(backend.begin(), backend.end());  // a departure before an arrival at one instant
     std::int64_t now = 0;
     for (const auto& [t, d] : backend) {
@@ -258,6 +315,7 @@ json fit_json(const calibration& c) {
            {"gave_up", cl.gave_up},
            {"waiting_at_end", cl.waiting},
            {"patience", fits_json(cl.patience)}};
+    if (cl.patience_sampled) k["patience_sampled_from"] = cl.patience_observations;
     k["kaplan_meier"] = km_json(cl);
     // The released users' waits at each whole percent (0: the least, 100: the most).
     json quantiles = json::array();
@@ -299,6 +357,7 @@ json fit_json(const calibration& c) {
            {"busy_s", static_cast<double>(c.busy_bins) * c.bin_s},
            {"throughput_per_s", c.throughput_per_s},
            {"service", fits_json(c.service)}};
+  if (c.service_sampled) out["service_sampled_from"] = c.service_observations;
   if (c.released_known > 0) {
     const auto [lo, hi] = share_interval(c.no_shows, c.released_known);
     out["no_show_share"] = {

@@ -2,6 +2,7 @@
 // From a past event's log to a scenario: arrivals as constant-rate segments (change_points),
 // each class's share and patience (survival, with censoring), the backend's service times and
 // no-shows, and the release rate the room ran at. docs/calibration.md walks through it.
+#include <cstddef>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -20,6 +21,10 @@ namespace waitroom::models::fit {
 struct calibrate_options {
   time_unit unit = time_unit::s;
   double bin_s = 1;  // the arrivals' counting bin
+  // Patience and service are fitted on a uniform random sample of at most this many
+  // observations per class (seeded: the same log gives the same fit); counts, shares, rates
+  // and the released users' waits use every record.
+  std::size_t sample = 50000;
 };
 
 struct class_calibration {
@@ -28,6 +33,10 @@ struct class_calibration {
   std::vector<survival_fit> patience = {};  // every family, best first; none without give-ups
   std::vector<km_point> kaplan_meier = {};
   std::vector<double> released_waits_s = {};  // the realised waits of released users, in order
+  // Observations streamed (give-ups, releases, users still waiting) and whether the fit used
+  // a sample of them (calibrate_options::sample).
+  std::uint64_t patience_observations = 0;
+  bool patience_sampled = false;
 };
 
 struct calibration {
@@ -47,7 +56,9 @@ struct calibration {
   double throughput_per_s = 0;
   std::uint64_t busy_bins = 0;
   std::vector<survival_fit> service;  // done - reached_backend; empty when unknown
-  std::uint64_t released_known = 0;   // released users whose arrival is known (reached or not)
+  std::uint64_t service_observations = 0;
+  bool service_sampled = false;
+  std::uint64_t released_known = 0;  // released users whose arrival is known (reached or not)
   std::uint64_t no_shows = 0;
   std::uint64_t peak_in_backend = 0;  // most users between reached_backend_at and done_at
 };

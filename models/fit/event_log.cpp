@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
@@ -80,8 +82,23 @@ class reader {
 
   void end() {
     if (trace_ && *trace_) {
-      for (auto& r : traced_)
-        if (r.line != 0) emit(r);
+      const auto known = [](double t) { return std::isnan(t) ? std::nullopt : std::optional(t); };
+      for (std::size_t serial = 0; serial < traced_.size(); ++serial) {
+        const traced_visit& v = traced_[serial];
+        if (v.line == 0) continue;
+        user_record r{std::to_string(serial),
+                      trace_classes_[v.class_index],
+                      v.joined,
+                      known(v.released),
+                      known(v.left),
+                      known(v.reached),
+                      std::nullopt,
+                      std::nullopt,
+                      v.no_show,
+                      v.line};
+        line_ = v.line;
+        emit(r);
+      }
     }
     if (count_ == 0) {
       line_ = 0;
@@ -249,21 +266,34 @@ class reader {
     const std::string action = j.value("action", "");
     if (action == "enter") {
       if (serial >= traced_.size()) traced_.resize(serial + 1);
-      user_record& r = traced_[serial];
-      if (r.line != 0) fail("/user", "each visit entering once", "a second enter");
-      r.user = std::to_string(serial);
-      r.user_class = j.value("class", "");
-      r.joined_s = t;
-      r.line = line_;
+      traced_visit& v = traced_[serial];
+      if (v.line != 0) fail("/user", "each visit entering once", "a second enter");
+      const std::string cls = j.value("class", "");
+      const auto [at, added] =
+          trace_class_index_.try_emplace(cls, static_cast<std::uint32_t>(trace_classes_.size()));
+      if (added) trace_classes_.push_back(cls);
+      v.class_index = at->second;
+      v.joined = t;
+      v.line = line_;
       return;
     }
     if (serial >= traced_.size() || traced_[serial].line == 0) return;  // entered before a window
-    user_record& r = traced_[serial];
-    if (action == "release") r.released_s = t;
-    if (action == "abandon") r.left_s = t;
-    if (action == "reach") r.reached_s = t;
-    if (action == "no_show") r.no_show = true;
+    traced_visit& v = traced_[serial];
+    if (action == "release") v.released = t;
+    if (action == "abandon") v.left = t;
+    if (action == "reach") v.reached = t;
+    if (action == "no_show") v.no_show = true;
   }
+
+  // A visit of a trace until the trace ends (its lines come in time order, not per user):
+  // 48 bytes, no strings; a time not seen is NaN.
+  struct traced_visit {
+    static constexpr double none = std::numeric_limits<double>::quiet_NaN();
+    double joined = 0, released = none, left = none, reached = none;
+    std::uint64_t line = 0;
+    std::uint32_t class_index = 0;
+    bool no_show = false;
+  };
 
   std::string name_;
   time_unit unit_;
@@ -271,7 +301,9 @@ class reader {
   format format_ = format::unknown;
   std::optional<bool> trace_;
   std::vector<std::string> columns_;
-  std::vector<user_record> traced_;
+  std::vector<traced_visit> traced_;
+  std::vector<std::string> trace_classes_;
+  std::map<std::string, std::uint32_t> trace_class_index_;
   std::vector<std::pair<std::size_t, std::uint64_t>> seen_;  // (hash of the user, line)
   std::uint64_t line_ = 0, count_ = 0;
   double last_joined_ = 0;

@@ -15,6 +15,7 @@
 #include "models/fit/change_points.hpp"
 #include "models/fit/event_log.hpp"
 #include "models/fit/fit_check.hpp"
+#include "models/fit/sample.hpp"
 #include "models/fit/survival.hpp"
 #include "sim/input_error.hpp"
 #include "sim/random.hpp"
@@ -453,4 +454,30 @@ TEST(FitCheck, RowsArePredictionIntervalsForOneRunAtBonferronisLevel) {
   EXPECT_TRUE(f.rows[3].inside);   // every run 0.25: a zero-width interval, the log on it
   EXPECT_FALSE(f.rows[1].inside);  // every run's p50 is 0: the log's 2 is outside
   EXPECT_FALSE(f.all_inside());
+}
+
+// The reservoir keeps everything, in order, up to its size; past it each of n items is kept
+// with probability k / n. 20,000 reservoirs of 3 from 10: each item kept 6,000 times on
+// average, binomial sd sqrt(20000 * 0.3 * 0.7) = 64.8; 5 sd either side.
+TEST(FitSample, KeepsEveryItemUpToItsSizeThenEachWithEqualChance) {
+  models::fit::reservoir<int> small(5, 1);
+  for (int i = 0; i < 4; ++i) small.add(i);
+  EXPECT_EQ(small.items(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_FALSE(small.sampled());
+  std::vector<int> kept(10, 0);
+  for (std::uint64_t seed = 0; seed < 20000; ++seed) {
+    models::fit::reservoir<int> r(3, seed);
+    for (int i = 0; i < 10; ++i) r.add(i);
+    ASSERT_EQ(r.items().size(), 3u);
+    EXPECT_TRUE(r.sampled());
+    EXPECT_EQ(r.seen(), 10u);
+    for (int i : r.items()) ++kept[static_cast<std::size_t>(i)];
+  }
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(kept[static_cast<std::size_t>(i)], 6000, 5 * 64.8) << i;
+  models::fit::reservoir<int> a(3, 9), b(3, 9);
+  for (int i = 0; i < 100; ++i) {
+    a.add(i);
+    b.add(i);
+  }
+  EXPECT_EQ(a.items(), b.items());  // seeded: the same sample
 }
