@@ -38,8 +38,7 @@ bool backend::send(std::uint32_t user, std::uint32_t user_class, std::int64_t to
   }
   result_.arrival_delay_s.add(static_cast<double>(reach - now) * 1e-9);
   if (reach <= now) {
-    trace_.line(user, user_class, "reach", -1);
-    trace_.forget(user);
+    trace_.line(user, user_class, "reach", -1);  // the class stays noted until `done`
     return true;
   }
   ++reach_in_flight_;
@@ -47,7 +46,7 @@ bool backend::send(std::uint32_t user, std::uint32_t user_class, std::int64_t to
   return false;
 }
 
-void backend::arrive() {
+void backend::arrive(std::uint32_t user) {
   const std::int64_t now = sim_.now().ns();
   std::uint32_t job;
   if (!free_jobs_.empty()) {
@@ -57,6 +56,10 @@ void backend::arrive() {
   } else {
     job = static_cast<std::uint32_t>(job_released_ns_.size());
     job_released_ns_.push_back(now);
+  }
+  if (trace_.on()) [[unlikely]] {
+    if (job >= job_user_.size()) job_user_.resize(job + 1);
+    job_user_[job] = user;
   }
   if (spec_.processor_sharing) {
     advance(now);
@@ -117,6 +120,8 @@ void backend::done(std::uint32_t job) {
   const double rt_ms = static_cast<double>(rt) * 1e-6;
   ++window_completed_;
   window_rt_ms_.push_back(rt_ms);
+  if (trace_.on()) [[unlikely]]
+    trace_.last_line(job_user_[job], "done");
   free_jobs_.push_back(job);
   ++result_.completed;
   result_.rt_s.add(static_cast<double>(rt) * 1e-9);

@@ -30,10 +30,10 @@ class backend {
   // A user on its way reached the backend (k_reach): then arrive().
   void reached(std::uint32_t user) {
     --reach_in_flight_;
-    trace_.last_line(user, "reach");
+    trace_.noted_line(user, "reach");
   }
-  // A job arrives.
-  void arrive();
+  // The user's job arrives.
+  void arrive(std::uint32_t user);
   // A release nobody used is taken back (k_reclaim): the next tick releases one more.
   void reclaim(std::uint32_t user) {
     trace_.last_line(user, "reclaim");
@@ -77,6 +77,7 @@ class backend {
 
   std::vector<std::int64_t> job_released_ns_;
   std::vector<std::uint32_t> free_jobs_;
+  std::vector<std::uint32_t> job_user_;  // whose job each is, kept only when tracing (`done`)
   std::deque<std::uint32_t> queue_;
   std::uint32_t workers_ = 0, busy_ = 0;
   std::uint64_t reach_in_flight_ = 0;  // released users on their way

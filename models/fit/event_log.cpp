@@ -92,7 +92,7 @@ class reader {
                       known(v.released),
                       known(v.left),
                       known(v.reached),
-                      std::nullopt,
+                      known(v.done),
                       std::nullopt,
                       v.no_show,
                       v.line};
@@ -200,8 +200,8 @@ class reader {
   }
 
   void header(std::string_view text) {
-    for (std::string_view cell : split(text)) {
-      const std::string c(cell);
+    split(text);
+    for (const std::string& c : cells_) {
       if (std::find(std::begin(fields), std::end(fields), c) == std::end(fields)) unknown(c);
       if (std::find(columns_.begin(), columns_.end(), c) != columns_.end())
         fail("", "each column once", fmt::format("'{}' twice", c));
@@ -213,7 +213,8 @@ class reader {
   }
 
   void csv_row(std::string_view text) {
-    const auto cells = split(text);
+    split(text);
+    const auto& cells = cells_;
     if (cells.size() != columns_.size())
       fail("", fmt::format("{} cells, as the header names", columns_.size()),
            fmt::format("{}", cells.size()));
@@ -222,7 +223,7 @@ class reader {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (cells[i].empty()) continue;  // unknown
       const std::string& key = columns_[i];
-      const std::string cell(cells[i]);
+      const std::string& cell = cells[i];
       json v;
       if (key == "user" || key == "class") {
         v = cell;
@@ -241,18 +242,44 @@ class reader {
     finish(r, joined);
   }
 
-  static std::vector<std::string_view> split(std::string_view text) {
-    std::vector<std::string_view> out;
-    for (std::size_t from = 0;;) {
-      const std::size_t comma = text.find(',', from);
-      std::string_view cell = text.substr(from, comma - from);
-      while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
-      while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t')) cell.remove_suffix(1);
-      if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
-        cell = cell.substr(1, cell.size() - 2);
-      out.push_back(cell);
-      if (comma == std::string_view::npos) return out;
-      from = comma + 1;
+  // One CSV line's cells into cells_ (RFC 4180): a cell in double quotes may hold commas, and
+  // "" inside it stands for one quote; spaces and tabs around a cell are dropped.
+  void split(std::string_view text) {
+    cells_.clear();
+    const auto blank = [&](std::size_t i) { return text[i] == ' ' || text[i] == '\t'; };
+    for (std::size_t i = 0;;) {
+      std::string cell;
+      while (i < text.size() && blank(i)) ++i;
+      if (i < text.size() && text[i] == '"') {
+        const std::size_t open = i++;
+        for (;;) {
+          if (i >= text.size())
+            fail("", "a closing quote for the cell quoted at column " + std::to_string(open + 1),
+                 "the end of the line");
+          if (text[i] == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+            cell += '"';
+            i += 2;
+          } else if (text[i] == '"') {
+            ++i;
+            break;
+          } else {
+            cell += text[i++];
+          }
+        }
+        while (i < text.size() && blank(i)) ++i;
+        if (i < text.size() && text[i] != ',')
+          fail("", "a comma after the quoted cell closed at column " + std::to_string(i),
+               shown(text.substr(i, 1)));
+      } else {
+        const std::size_t comma = std::min(text.find(',', i), text.size());
+        std::size_t end = comma;
+        while (end > i && blank(end - 1)) --end;
+        cell = text.substr(i, end - i);
+        i = comma;
+      }
+      cells_.push_back(std::move(cell));
+      if (i >= text.size()) return;
+      ++i;  // the comma
     }
   }
 
@@ -282,14 +309,15 @@ class reader {
     if (action == "release") v.released = t;
     if (action == "abandon") v.left = t;
     if (action == "reach") v.reached = t;
+    if (action == "done") v.done = t;
     if (action == "no_show") v.no_show = true;
   }
 
   // A visit of a trace until the trace ends (its lines come in time order, not per user):
-  // 48 bytes, no strings; a time not seen is NaN.
+  // 56 bytes, no strings; a time not seen is NaN.
   struct traced_visit {
     static constexpr double none = std::numeric_limits<double>::quiet_NaN();
-    double joined = 0, released = none, left = none, reached = none;
+    double joined = 0, released = none, left = none, reached = none, done = none;
     std::uint64_t line = 0;
     std::uint32_t class_index = 0;
     bool no_show = false;
@@ -301,6 +329,7 @@ class reader {
   format format_ = format::unknown;
   std::optional<bool> trace_;
   std::vector<std::string> columns_;
+  std::vector<std::string> cells_;  // the CSV line's, reused line after line
   std::vector<traced_visit> traced_;
   std::vector<std::string> trace_classes_;
   std::map<std::string, std::uint32_t> trace_class_index_;

@@ -3,7 +3,7 @@
 // header, the fields `user`, `class`, `joined_at` and, when known, `released_at`, `left_at`
 // (gave up), `reached_backend_at`, `done_at`, `purchased`. Times are numbers (epoch seconds,
 // or milliseconds with time_unit::ms) or ISO 8601 strings with an offset. The program's own
-// `--trace` (JSON Lines of actions) is read too: its enter, release, abandon, reach and
+// `--trace` (JSON Lines of actions) is read too: its enter, release, abandon, reach, done and
 // no_show lines become the same records. Records are checked as they stream; a bad one is an
 // input_error naming the file, the line and the field.
 #include <cstdint>

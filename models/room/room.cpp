@@ -160,7 +160,7 @@ void room::handle(const sim::event& e) {
       break;
     case k_reach:
       backend_->reached(e.arg);
-      reach_backend();
+      reach_backend(e.arg);
       break;
     case k_ps_done: {
       const std::uint64_t before = backend_->completed();
@@ -234,14 +234,14 @@ void room::leave_on_release(std::uint32_t user, std::uint32_t list) {
   // With a backend the user orders when it gets there (and a no-show never does).
   if (orders_ && !backend_) orders_->place();
   const std::int64_t told = page_ ? page_->released(user, list, now) : now;
-  if (backend_ && backend_->send(user, c, told)) reach_backend();
+  if (backend_ && backend_->send(user, c, told)) reach_backend(user);
   returns_.released(user, c, wait);
   users_.retire(user);
 }
 
-void room::reach_backend() {
+void room::reach_backend(std::uint32_t user) {
   if (orders_) orders_->place();
-  backend_->arrive();
+  backend_->arrive(user);
 }
 
 std::uint64_t room::release(std::uint64_t n) {

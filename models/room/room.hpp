@@ -82,7 +82,7 @@ class room {
   // A user left `list` on release: statistics, then where it goes next.
   void leave_on_release(std::uint32_t user, std::uint32_t list);
   // The released user orders (stock-capped admission) and the backend starts on it.
-  void reach_backend();
+  void reach_backend(std::uint32_t user);
   void account_queue_change() { ledger_.queue_changed(sim_.now().ns(), queues_.total()); }
   void note_peaks();  // process memory and the Redis memory estimate
 

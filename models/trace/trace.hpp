@@ -22,7 +22,7 @@ struct trace_event {
   std::uint64_t token;  // its queue token (the sorted-set member); 0 when unqueued
   std::uint32_t user_class;
   const char* action;  // enter, direct, refused, release, abandon, age, rescore; with a backend:
-                       // reach, no_show, late (decided at the release), reclaim
+                       // reach, done, no_show, late (decided at the release), reclaim
   std::int32_t list;   // the list involved, -1 when none
   std::uint64_t queue_length;  // after the change
 };
@@ -45,7 +45,7 @@ struct trace_filter {
 };
 
 // What the components call: one line per state change, with the user's token and the
-// queue length after it. Released users' later lines (reach, no_show, late, reclaim) keep
+// queue length after it. Released users' later lines (reach, done, no_show, late, reclaim) keep
 // the class noted at the release, as the user's own records may be freed by then.
 class tracer {
  public:
@@ -74,7 +74,12 @@ class tracer {
   void remember(std::uint32_t user, std::uint32_t user_class) {
     if (sink_) released_class_[user] = static_cast<std::uint8_t>(user_class);
   }
-  void forget(std::uint32_t user) { released_class_.erase(user); }
+  // A later line of a released user, with the class noted at the release.
+  void noted_line(std::uint32_t user, const char* action) {
+    if (!sink_) return;
+    if (auto it = released_class_.find(user); it != released_class_.end())
+      line(user, it->second, action, -1);
+  }
   // The last line of a released user.
   void last_line(std::uint32_t user, const char* action) {
     if (!sink_) return;

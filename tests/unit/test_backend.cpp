@@ -52,10 +52,10 @@ struct rig {
     log.emplace_back(e.time_ns, e.kind);
     switch (e.kind) {
       case k_job:
-        be.arrive();
+        be.arrive(e.arg);
         break;
       case k_send:
-        if (be.send(e.arg, 0, told_delay_ns + sim.now().ns())) be.arrive();
+        if (be.send(e.arg, 0, told_delay_ns + sim.now().ns())) be.arrive(e.arg);
         break;
       case models::k_service_end:
         be.on_service_end(e.arg);
@@ -68,7 +68,7 @@ struct rig {
         break;
       case models::k_reach:
         be.reached(e.arg);
-        be.arrive();
+        be.arrive(e.arg);
         break;
       case models::k_reclaim:
         be.reclaim(e.arg);

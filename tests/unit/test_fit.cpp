@@ -268,6 +268,24 @@ TEST(EventLog, JsonLinesAndCsvGiveTheSameRecords) {
   EXPECT_DOUBLE_EQ(ms[0].joined_s, 2.5);
 }
 
+TEST(EventLog, CsvCellsInQuotesHoldCommasAndQuotesAndMustClose) {
+  EXPECT_EQ(log_error("user,class,joined_at\n\"Smith, J.,vip,1\n"),
+            "log:2: expected a closing quote for the cell quoted at column 1, found the end of "
+            "the line");
+  EXPECT_EQ(log_error("user,class,joined_at\n\"Smith\" J.,vip,1\n"),
+            "log:2: expected a comma after the quoted cell closed at column 8, found 'J'");
+  const auto r = read_log(
+      "user,class,joined_at\n"
+      "\"Smith, J.\",\"vip\",1\n"
+      "  \"say \"\"hi\"\"\"  ,normal , 2\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].user, "Smith, J.");
+  EXPECT_EQ(r[0].user_class, "vip");
+  EXPECT_EQ(r[1].user, "say \"hi\"");
+  EXPECT_EQ(r[1].user_class, "normal");
+  EXPECT_DOUBLE_EQ(r[1].joined_s, 2);
+}
+
 TEST(EventLog, BadLogsNameTheLineAndTheField) {
   const std::string head = "user,class,joined_at,released_at,left_at\n";
   EXPECT_EQ(log_error(head + "a,all,10,,\nb,all,5,,\n"),
@@ -311,8 +329,15 @@ TEST(EventLog, ReadsTheProgramsOwnTrace) {
 {"t_s":2,"user":0,"token":"aa","class":"vip","action":"release","list":0,"queue_length":1}
 {"t_s":2,"user":0,"token":"aa","class":"vip","action":"no_show","list":-1,"queue_length":1}
 {"t_s":3,"user":1,"token":"bb","class":"normal","action":"abandon","list":0,"queue_length":0}
+{"t_s":4,"user":2,"token":"cc","class":"vip","action":"enter","list":0,"queue_length":1}
+{"t_s":5,"user":2,"token":"cc","class":"vip","action":"release","list":0,"queue_length":0}
+{"t_s":5.25,"user":2,"token":"cc","class":"vip","action":"reach","list":-1,"queue_length":0}
+{"t_s":6.5,"user":2,"token":"cc","class":"vip","action":"done","list":-1,"queue_length":0}
 )");
-  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_DOUBLE_EQ(*r[2].reached_s, 5.25);
+  EXPECT_DOUBLE_EQ(*r[2].done_s, 6.5);
+  EXPECT_FALSE(r[0].done_s);
   EXPECT_EQ(r[0].user_class, "vip");
   EXPECT_DOUBLE_EQ(*r[0].released_s, 2);
   EXPECT_TRUE(r[0].no_show);

@@ -125,7 +125,7 @@ TEST(Tracer, TheFilterKeepsATimeWindowAndChosenUsers) {
   EXPECT_EQ(got, want);
 }
 
-TEST(Tracer, AReleasedUsersLastLineUsesTheRememberedClassOnce) {
+TEST(Tracer, AReleasedUsersLaterLinesUseTheRememberedClassUntilTheLast) {
   rig r;
   recording_sink sink;
   r.trace.attach(&sink, {});
@@ -135,17 +135,21 @@ TEST(Tracer, AReleasedUsersLastLineUsesTheRememberedClassOnce) {
     b = r.enter(0);
     r.trace.remember(a, 1);
     r.trace.remember(b, 0);
-    r.trace.forget(b);  // reached the backend at once: no later line
   });
   r.at(3, [&] {
-    r.trace.last_line(a, "reach");
+    r.trace.noted_line(a, "reach");   // the class stays noted
+    r.trace.last_line(a, "done");     // and is dropped
     r.trace.last_line(a, "reclaim");  // already closed
-    r.trace.last_line(b, "reach");
+    r.trace.noted_line(a, "reach");   // likewise
+    r.trace.last_line(b, "reclaim");
   });
-  ASSERT_EQ(sink.lines.size(), 1u);
-  EXPECT_EQ(sink.lines[0].user, a);
-  EXPECT_EQ(sink.lines[0].user_class, 1u);
-  EXPECT_EQ(std::string(sink.lines[0].action), "reach");
-  EXPECT_EQ(sink.lines[0].list, -1);
-  EXPECT_EQ(sink.lines[0].time_ns, 3 * s_ns);
+  ASSERT_EQ(sink.lines.size(), 3u);
+  const char* want[] = {"reach", "done", "reclaim"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sink.lines[i].user, i < 2 ? a : b);
+    EXPECT_EQ(sink.lines[i].user_class, i < 2 ? 1u : 0u);
+    EXPECT_EQ(std::string(sink.lines[i].action), want[i]);
+    EXPECT_EQ(sink.lines[i].list, -1);
+    EXPECT_EQ(sink.lines[i].time_ns, 3 * s_ns);
+  }
 }
