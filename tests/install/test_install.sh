@@ -20,3 +20,16 @@ print("released %d mean %.9f" % (o["released"], o["wait_s"]["mean"]))' "$tmp/res
 echo "consumer: $got"
 echo "program:  $want"
 [ "$got" = "$want" ]
+
+# The Python package, when the build has it: installed under the prefix, imported from there
+# (and not from the build tree), and running the installed scenario as the program does.
+if [ -d "$build_dir/python/waitroom" ]; then
+  site=$(grep '^WAITROOM_PYTHON_INSTALL_DIR:' "$build_dir/CMakeCache.txt" | cut -d= -f2)
+  PYTHONPATH="$tmp/prefix/$site" /usr/bin/python3 -c '
+import json, sys, waitroom
+assert waitroom.__file__.startswith(sys.argv[1]), waitroom.__file__
+o = json.loads(waitroom.run(sys.argv[2]).json)["overall"]
+print("python:   released %d mean %.9f" % (o["released"], o["wait_s"]["mean"]))
+assert "released %d mean %.9f" % (o["released"], o["wait_s"]["mean"]) == sys.argv[3]
+' "$tmp/prefix/$site" "$scenario" "$want"
+fi

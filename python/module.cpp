@@ -1,0 +1,103 @@
+// waitroom._waitroom: the libraries as Python sees them. Scenarios cross as JSON text (the
+// package's Scenario keeps the dict), results as the CLI's own JSON and CSV text, so every
+// figure is the one `waitroom run` prints. Runs release the GIL. An input_error becomes the
+// package's ScenarioError with the error's place, expectation and finding.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "models/room/room.hpp"
+#include "models/run/replicate.hpp"
+#include "models/run/replication_digest.hpp"
+#include "models/run/series_bands.hpp"
+#include "models/scenario/scenario.hpp"
+#include "reports/csv_report.hpp"
+#include "reports/report.hpp"
+#include "sim/input_error.hpp"
+#include "version.hpp"
+
+namespace py = pybind11;
+
+namespace waitroom::python {
+
+namespace {
+
+nlohmann::json parse(const std::string& text, const std::string& name) {
+  return models::parse_json_text(text, name);
+}
+
+// Validates the scenario's JSON as `waitroom validate` would; the scenario, ready to run.
+models::scenario checked(const std::string& text, const std::string& name,
+                         const std::string& base_dir) {
+  return models::parse_scenario(parse(text, name), name, base_dir);
+}
+
+std::string with_override(const std::string& text, const std::string& name,
+                          const std::string& assignment) {
+  nlohmann::json j = parse(text, name);
+  models::apply_override(j, assignment);
+  return j.dump();
+}
+
+std::string without(const std::string& text, const std::string& name, const std::string& pointer) {
+  nlohmann::json j = parse(text, name);
+  models::apply_unset(j, pointer);
+  return j.dump();
+}
+
+// `waitroom run --format json` of the scenario: one run, or R replications on `threads`
+// threads (0: every core). Returns the JSON text exactly as the CLI writes it.
+std::string run(const std::string& text, const std::string& name, const std::string& base_dir,
+                std::optional<std::uint64_t> seed, std::uint32_t replications, unsigned threads) {
+  models::scenario s = checked(text, name, base_dir);
+  s.seed = seed.value_or(s.seed);
+  if (replications < 1)
+    throw sim::input_error("replications", "a whole number from 1", std::to_string(replications));
+  py::gil_scoped_release unlocked;
+  if (replications == 1)
+    return reports::result_json(s, models::run_scenario(s, s.seed), version).dump(2) + "\n";
+  models::series_bands bands(s.classes.size());
+  models::replication_digest digest(s, true);
+  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  models::replicate_each(
+      s, s.seed, replications, t, [&](models::room_result&& r) { digest.add(r); }, {}, &bands);
+  return reports::replications_json(s, digest, 0.95, version, &bands).dump(2) + "\n";
+}
+
+std::string run_csv(const std::string& result_json) {
+  return reports::run_csv(nlohmann::json::parse(result_json));
+}
+
+}  // namespace
+
+}  // namespace waitroom::python
+
+PYBIND11_MODULE(_waitroom, m) {
+  using namespace waitroom::python;
+  m.doc() = "waitroom's libraries (use the waitroom package, not this module)";
+  m.attr("version") = std::string(version);
+  // input_error -> waitroom.ScenarioError(message, where, expected, found), raised in Python.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const waitroom::sim::input_error& e) {
+      const py::object error = py::module_::import("waitroom").attr("ScenarioError");
+      PyErr_SetObject(error.ptr(), error(e.what(), e.where(), e.expected(), e.found()).ptr());
+    }
+  });
+  m.def("validate", [](const std::string& text, const std::string& name,
+                       const std::string& base_dir) { checked(text, name, base_dir); });
+  m.def("parse",
+        [](const std::string& text, const std::string& name) { return parse(text, name).dump(); });
+  m.def("set", &with_override);
+  m.def("unset", &without);
+  m.def("run", &run);
+  m.def("run_csv", &run_csv);
+}

@@ -1,0 +1,155 @@
+"""waitroom in a notebook: load a scenario, run it in-process, get pandas DataFrames.
+
+    import waitroom
+    s = waitroom.load("scenarios/clinic.json").set("/release/batch", 8)
+    r = waitroom.run(s, seed=1, replications=10)
+    r.waits          # one row per class
+    r.json           # exactly `waitroom run --format json`
+
+Everything runs in the C++ libraries (the extension waitroom._waitroom); a scenario is
+validated with the messages the CLI prints, and a bad one raises ScenarioError.
+"""
+
+import copy
+import io
+import json
+import os
+
+import pandas as pd
+
+__all__ = ["ScenarioError", "Scenario", "Result", "load", "run", "version"]
+
+
+class ScenarioError(ValueError):
+    """A scenario, or an argument, that waitroom refuses: where (the file and the JSON
+    pointer or argument), what was expected and what was found, as the CLI says them."""
+
+    def __init__(self, message, where="", expected="", found=""):
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.expected = expected
+        self.found = found
+        # "file: /pointer" -> "/pointer"; an argument's name as it is.
+        tail = where.rsplit(": ", 1)[-1]
+        self.pointer = tail if tail.startswith("/") else ""
+
+
+from . import _waitroom as _ext  # noqa: E402  (after ScenarioError: the module raises it)
+
+version = _ext.version
+
+
+def _dumps(doc):
+    return json.dumps(doc, separators=(",", ":"))
+
+
+class Scenario:
+    """A validated scenario. `set` and `unset` return the scenario (they chain) and are
+    checked at once, as `--set` and `--unset` are."""
+
+    def __init__(self, doc, name, base_dir):
+        _ext.validate(_dumps(doc), name, base_dir)
+        self._doc = doc
+        self.name = name
+        self.base_dir = base_dir
+
+    def set(self, pointer, value=None):
+        """Sets the value at a JSON pointer (`--set /pointer=VALUE`); value is any JSON-able
+        Python value. A dict {pointer: value, ...} sets several at once, validated together
+        (class shares that must keep summing to 1). The scenario must stay valid."""
+        changes = pointer if isinstance(pointer, dict) else {pointer: value}
+        text = _dumps(self._doc)
+        for p, v in changes.items():
+            if not isinstance(p, str):
+                raise ScenarioError("set: expected a JSON pointer string, found " +
+                                    type(p).__name__, "set", "a JSON pointer string",
+                                    type(p).__name__)
+            text = _ext.set(text, self.name, p + "=" + json.dumps(v))
+        _ext.validate(text, self.name, self.base_dir)
+        self._doc = json.loads(text)
+        return self
+
+    def unset(self, pointer):
+        """Removes the value at a JSON pointer (`--unset /pointer`)."""
+        text = _ext.unset(_dumps(self._doc), self.name, pointer)
+        _ext.validate(text, self.name, self.base_dir)
+        self._doc = json.loads(text)
+        return self
+
+    def to_dict(self):
+        return copy.deepcopy(self._doc)
+
+    def to_json(self, indent=2):
+        return json.dumps(self._doc, indent=indent)
+
+    def __repr__(self):
+        return "waitroom.Scenario({!r})".format(self.name)
+
+
+def load(path_or_dict, name=None):
+    """A scenario from a JSON file's path or a dict (validated)."""
+    if isinstance(path_or_dict, dict):
+        return Scenario(copy.deepcopy(path_or_dict), name or path_or_dict.get("name", "scenario"),
+                        ".")
+    path = os.fspath(path_or_dict)
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except OSError as e:
+        raise ScenarioError("{}: expected a readable scenario file, found {}".format(
+            path, e.strerror.lower() if e.strerror else e), path, "a readable scenario file",
+            e.strerror or str(e)) from None
+    # The library's reader reports malformed JSON with its line and column.
+    doc = json.loads(_ext.parse(text, path))
+    return Scenario(doc, path, os.path.dirname(path) or ".")
+
+
+class Result:
+    """A run's result. `json` is the CLI's JSON text; `data` the same parsed; `waits` a
+    DataFrame with one row per class (and `all`)."""
+
+    def __init__(self, text):
+        self.json = text
+        self.data = json.loads(text)
+        self.replications = self.data.get("replications", 1)
+
+    @property
+    def waits(self):
+        """One row per class. A single run: the CLI's `--format csv` columns (arrived,
+        released, abandoned, wait_mean_s, wait_p50_s ... wait_max_s, ...). Replications: per
+        metric its estimate and `<metric>_ci_low`, `<metric>_ci_high` (95%)."""
+        table = pd.read_csv(io.StringIO(_ext.run_csv(self.json)))
+        if "metric" not in table.columns:
+            return table.set_index("class")
+        order = list(dict.fromkeys(table["class"]))
+        wide = table.pivot(index="class", columns="metric",
+                           values=["estimate", "ci_low", "ci_high"]).reindex(order)
+        out = pd.DataFrame(index=wide.index)
+        for metric in dict.fromkeys(table["metric"]):
+            out[metric] = wide[("estimate", metric)]
+            out[metric + "_ci_low"] = wide[("ci_low", metric)]
+            out[metric + "_ci_high"] = wide[("ci_high", metric)]
+        out.columns.name = None
+        return out
+
+    def __repr__(self):
+        return "waitroom.Result({} replication(s))".format(self.replications)
+
+
+def run(scenario, seed=None, replications=1, threads=0):
+    """Runs the scenario (a Scenario, a dict or a path) as `waitroom run` does: one run, or
+    `replications` of them on `threads` threads (0: every core), the seed the scenario's
+    unless given. The GIL is released while it runs."""
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
+    for arg, value, least in (("replications", replications, 1), ("threads", threads, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ScenarioError(
+                "{}: expected a whole number from {}, found {!r}".format(arg, least, value), arg,
+                "a whole number from {}".format(least), repr(value))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ScenarioError("seed: expected a whole number from 0, found {!r}".format(seed),
+                            "seed", "a whole number from 0", repr(seed))
+    return Result(_ext.run(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
+                           replications, threads))

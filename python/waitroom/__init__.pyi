@@ -1,0 +1,36 @@
+from os import PathLike
+from typing import Any, Dict, Optional, Union, overload
+
+import pandas as pd
+
+version: str
+
+class ScenarioError(ValueError):
+    message: str
+    where: str
+    pointer: str
+    expected: str
+    found: str
+    def __init__(self, message: str, where: str = ..., expected: str = ..., found: str = ...) -> None: ...
+
+class Scenario:
+    name: str
+    base_dir: str
+    @overload
+    def set(self, pointer: str, value: Any) -> "Scenario": ...
+    @overload
+    def set(self, pointer: Dict[str, Any]) -> "Scenario": ...
+    def unset(self, pointer: str) -> "Scenario": ...
+    def to_dict(self) -> dict: ...
+    def to_json(self, indent: int = ...) -> str: ...
+
+class Result:
+    json: str
+    data: dict
+    replications: int
+    @property
+    def waits(self) -> pd.DataFrame: ...
+
+def load(path_or_dict: Union[str, PathLike, dict], name: Optional[str] = ...) -> Scenario: ...
+def run(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
+        replications: int = ..., threads: int = ...) -> Result: ...

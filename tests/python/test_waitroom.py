@@ -1,0 +1,176 @@
+"""`import waitroom`: the module against the CLI it mirrors (byte-identical JSON, the same
+CSV columns, the same messages for bad input), its DataFrames, determinism across threads and
+a run that leaves the interpreter free (the GIL released). Run by ctest (label `python`) with
+PYTHONPATH at the built package and WAITROOM_BINARY at the program."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import waitroom
+
+BINARY = os.environ["WAITROOM_BINARY"]
+SOURCE = os.environ["WAITROOM_SOURCE_DIR"]
+CLINIC = os.path.join(SOURCE, "scenarios", "clinic.json")
+
+# Small: 2 classes, 2 minutes at 40/s, 30/s released, patience: a queue that builds and drains.
+SMALL = {
+    "name": "small", "seed": 4,
+    "classes": [{"name": "vip", "share": 0.2, "offset_ms": 10000,
+                 "patience_s": {"dist": "exponential", "mean": 120}},
+                {"name": "normal", "share": 0.8,
+                 "patience_s": {"dist": "exponential", "mean": 120}}],
+    "arrivals": {"process": "piecewise", "segments": [{"duration_s": 120, "rate_per_s": 40}]},
+    "release": {"mode": "tick", "interval_ms": 200, "batch": 6},
+}
+
+
+def cli(*args):
+    r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture
+def small_file(tmp_path):
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(SMALL))
+    return str(path)
+
+
+def test_a_run_is_the_clis_json_byte_for_byte(small_file):
+    code, out, err = cli("run", small_file, "--format", "json", "--quiet", "--seed", "3")
+    assert code == 0, err
+    assert waitroom.run(waitroom.load(small_file), seed=3).json == out
+    code, out, err = cli("run", small_file, "--format", "json", "--quiet", "--seed", "3",
+                         "--replications", "4", "--threads", "2")
+    assert code == 0, err
+    assert waitroom.run(small_file, seed=3, replications=4, threads=2).json == out
+
+
+def test_replications_give_the_same_json_whatever_the_thread_count(small_file):
+    one = waitroom.run(small_file, replications=5, threads=1).json
+    assert waitroom.run(small_file, replications=5, threads=2).json == one
+    assert waitroom.run(small_file, replications=5, threads=7).json == one
+
+
+def test_waits_are_the_clis_csv_with_one_row_per_class(small_file):
+    r = waitroom.run(small_file, seed=3)
+    code, out, _ = cli("run", small_file, "--format", "csv", "--quiet", "--seed", "3")
+    assert code == 0
+    csv = pd.read_csv(__import__("io").StringIO(out)).set_index("class")
+    pd.testing.assert_frame_equal(r.waits, csv)
+    assert list(r.waits.index) == ["vip", "normal", "all"]
+    assert r.waits["arrived"].dtype == "int64"
+    assert r.waits["wait_p95_s"].dtype == "float64"
+    assert not any(c.endswith("_ci_low") for c in r.waits.columns)  # no interval for one run
+    assert r.waits.loc["all", "arrived"] == r.data["overall"]["arrived"]
+
+
+def test_replicated_waits_carry_intervals(small_file):
+    r = waitroom.run(small_file, replications=4)
+    w = r.waits
+    assert list(w.index) == ["vip", "normal", "all"]
+    for metric in ("mean_wait_s", "p95_wait_s", "abandoned_share"):
+        assert w[metric].dtype == "float64"
+        assert (w[metric + "_ci_low"] <= w[metric]).all()
+        assert (w[metric] <= w[metric + "_ci_high"]).all()
+    vip = next(c for c in r.data["classes"] if c["name"] == "vip")
+    assert w.loc["vip", "mean_wait_s"] == vip["mean_wait_s"]["estimate"]
+    assert [w.loc["vip", "mean_wait_s_ci_low"], w.loc["vip", "mean_wait_s_ci_high"]] == \
+        vip["mean_wait_s"]["ci"]
+
+
+def test_set_unset_and_round_trips():
+    s = waitroom.load(CLINIC)
+    assert s.set("/release/batch", 8) is s
+    assert s.to_dict()["release"]["batch"] == 8
+    s.unset("/description")
+    assert "description" not in s.to_dict()
+    assert json.loads(s.to_json()) == s.to_dict()
+    d = s.to_dict()
+    d["release"]["batch"] = 1  # a copy: the scenario keeps its own
+    assert s.to_dict()["release"]["batch"] == 8
+    assert waitroom.load(s.to_dict()).to_dict() == s.to_dict()
+
+
+# The CLI's own bad inputs, each refused by the module with the CLI's message.
+BAD_SETS = [
+    ("/classes/0/share", "-1"),
+    ("/release/batch", "0"),
+    ("/classes/1/name", '"vip"'),
+    ("/release/interval_ms", "[]"),
+    ("/arrivals/process", '"weekly"'),
+    ("/queue/policy", '"random"'),
+    ("/classes/0/offset_ms", '"soon"'),
+    ("/run/horizon_s", "-5"),
+]
+BAD_UNSETS = ["/arrivals", "/classes", "/release/batch"]
+
+
+@pytest.mark.parametrize("pointer,value", BAD_SETS)
+def test_a_bad_set_raises_the_clis_message(pointer, value):
+    code, _, err = cli("validate", CLINIC, "--set", pointer + "=" + value)
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.load(CLINIC).set(pointer, json.loads(value))
+    assert isinstance(e.value, ValueError)
+    assert "waitroom: " + str(e.value) == err.strip()
+    assert e.value.pointer.startswith(pointer.rsplit("/", 1)[0])
+
+
+@pytest.mark.parametrize("pointer", BAD_UNSETS)
+def test_a_bad_unset_raises_the_clis_message(pointer):
+    code, _, err = cli("validate", CLINIC, "--unset", pointer)
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.load(CLINIC).unset(pointer)
+    assert "waitroom: " + str(e.value) == err.strip()
+
+
+def test_files_that_cannot_be_read_or_parsed(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x",\n  "classes": [}\n')
+    code, _, err = cli("validate", str(bad))
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.load(str(bad))
+    assert "waitroom: " + str(e.value) == err.strip()
+    with pytest.raises(waitroom.ScenarioError, match="absent.json"):
+        waitroom.load(str(tmp_path / "absent.json"))
+
+
+@pytest.mark.parametrize("kwargs", [{"replications": 0}, {"threads": -1}, {"seed": -1},
+                                    {"replications": 2.5}, {"seed": True}])
+def test_bad_arguments_raise(small_file, kwargs):
+    with pytest.raises(waitroom.ScenarioError):
+        waitroom.run(small_file, **kwargs)
+
+
+def test_a_run_releases_the_gil():
+    # Ten hours of the clinic (900,000 users, 4 replications on one thread: about a second): a
+    # second thread counts while it runs; holding the GIL, the count would stay where it was
+    # until the run ended.
+    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 36000)
+    done = threading.Event()
+    ticks = []
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    started = time.monotonic()
+    waitroom.run(s, replications=4, threads=1)
+    ended = time.monotonic()
+    done.set()
+    t.join()
+    during = [x for x in ticks if started + 0.05 < x < ended - 0.05]
+    assert ended - started > 0.3, "the run was too short to tell"
+    assert len(during) > 50, (len(during), ended - started)
