@@ -18,6 +18,8 @@
 #include "models/run/replication_digest.hpp"
 #include "models/run/series_bands.hpp"
 #include "models/scenario/scenario.hpp"
+#include "models/sla/sla.hpp"
+#include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
@@ -71,6 +73,27 @@ std::string run(const std::string& text, const std::string& name, const std::str
   return reports::replications_json(s, digest, 0.95, version, &bands).dump(2) + "\n";
 }
 
+// `waitroom check --format json` of one scenario: its sla block's replications on `threads`
+// threads, each target's verdict. Returns the JSON text exactly as the CLI writes it.
+std::string check(const std::string& text, const std::string& name, const std::string& base_dir,
+                  std::optional<std::uint64_t> seed, unsigned threads) {
+  models::scenario s = checked(text, name, base_dir);
+  if (!s.sla) throw sim::input_error(name + ": /sla", "an sla block to check", "none");
+  s.seed = seed.value_or(s.seed);
+  py::gil_scoped_release unlocked;
+  std::vector<models::metric_table> tables;
+  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  for (const auto& r : models::replicate(s, s.seed, s.sla->replications, t))
+    tables.push_back(models::tabulate(r));
+  std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
+  outcomes.emplace_back(&s, models::evaluate(*s.sla, tables));
+  return reports::check_json(outcomes, version).dump(2) + "\n";
+}
+
+std::string check_csv(const std::string& check_json) {
+  return reports::check_csv(nlohmann::json::parse(check_json));
+}
+
 std::string run_csv(const std::string& result_json) {
   return reports::run_csv(nlohmann::json::parse(result_json));
 }
@@ -100,4 +123,6 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("unset", &without);
   m.def("run", &run);
   m.def("run_csv", &run_csv);
+  m.def("check", &check);
+  m.def("check_csv", &check_csv);
 }

@@ -17,7 +17,7 @@ import os
 
 import pandas as pd
 
-__all__ = ["ScenarioError", "Scenario", "Result", "load", "run", "version"]
+__all__ = ["ScenarioError", "Scenario", "Result", "Check", "load", "run", "check", "version"]
 
 
 class ScenarioError(ValueError):
@@ -137,19 +137,53 @@ class Result:
         return "waitroom.Result({} replication(s))".format(self.replications)
 
 
+def _scenario(scenario):
+    return scenario if isinstance(scenario, Scenario) else load(scenario)
+
+
+def _whole(arg, value, least):
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ScenarioError(
+            "{}: expected a whole number from {}, found {!r}".format(arg, least, value), arg,
+            "a whole number from {}".format(least), repr(value))
+
+
 def run(scenario, seed=None, replications=1, threads=0):
     """Runs the scenario (a Scenario, a dict or a path) as `waitroom run` does: one run, or
     `replications` of them on `threads` threads (0: every core), the seed the scenario's
     unless given. The GIL is released while it runs."""
-    if not isinstance(scenario, Scenario):
-        scenario = load(scenario)
-    for arg, value, least in (("replications", replications, 1), ("threads", threads, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ScenarioError(
-                "{}: expected a whole number from {}, found {!r}".format(arg, least, value), arg,
-                "a whole number from {}".format(least), repr(value))
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise ScenarioError("seed: expected a whole number from 0, found {!r}".format(seed),
-                            "seed", "a whole number from 0", repr(seed))
+    scenario = _scenario(scenario)
+    _whole("replications", replications, 1)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
     return Result(_ext.run(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
                            replications, threads))
+
+
+class Check:
+    """A scenario's SLA checked (`waitroom check`): `json` is the CLI's JSON text, `data` the
+    same parsed, `verdicts` a DataFrame with a row per target (the CLI's `--format csv`
+    columns: scenario, class, metric, limit_kind, limit, estimate, ci_low, ci_high,
+    confidence, replications, pass) and `passed` whether every target holds. A failed SLA is
+    a result, not an exception."""
+
+    def __init__(self, text):
+        self.json = text
+        self.data = json.loads(text)
+        self.verdicts = pd.read_csv(io.StringIO(_ext.check_csv(text)))
+        self.passed = bool(self.verdicts["pass"].all())
+
+    def __repr__(self):
+        return "waitroom.Check({})".format("passed" if self.passed else "FAILED")
+
+
+def check(scenario, seed=None, threads=0):
+    """Checks the scenario's `sla` block as `waitroom check` does: its replications on
+    `threads` threads (0: every core), the scenario's seed unless given."""
+    scenario = _scenario(scenario)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
+    return Check(_ext.check(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
+                            threads))

@@ -34,3 +34,12 @@ class Result:
 def load(path_or_dict: Union[str, PathLike, dict], name: Optional[str] = ...) -> Scenario: ...
 def run(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
         replications: int = ..., threads: int = ...) -> Result: ...
+
+class Check:
+    json: str
+    data: dict
+    verdicts: pd.DataFrame
+    passed: bool
+
+def check(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
+          threads: int = ...) -> Check: ...

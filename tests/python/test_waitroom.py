@@ -174,3 +174,28 @@ def test_a_run_releases_the_gil():
     during = [x for x in ticks if started + 0.05 < x < ended - 0.05]
     assert ended - started > 0.3, "the run was too short to tell"
     assert len(during) > 50, (len(during), ended - started)
+
+
+def test_check_is_the_clis_check_and_a_failure_is_a_result():
+    code, out, err = cli("check", CLINIC, "--format", "json", "--quiet", "--seed", "5")
+    assert code == 0, err
+    c = waitroom.check(CLINIC, seed=5)
+    assert c.json == out
+    assert c.passed
+    code, out, _ = cli("check", CLINIC, "--format", "csv", "--quiet", "--seed", "5")
+    pd.testing.assert_frame_equal(c.verdicts, pd.read_csv(__import__("io").StringIO(out)))
+    assert c.data["pass"] is True
+    strict = waitroom.load(CLINIC).set("/sla/targets/0/max", 1)
+    failed = waitroom.check(strict, seed=5, threads=2)
+    assert not failed.passed
+    assert not failed.verdicts.loc[0, "pass"] and failed.verdicts.loc[1:, "pass"].all()
+    code, _, _ = cli("check", CLINIC, "--set", "/sla/targets/0/max=1", "--quiet", "--seed", "5")
+    assert code == 1  # the CLI fails the job; the module returns the verdicts
+
+
+def test_check_without_an_sla_raises_the_clis_message(small_file):
+    code, _, err = cli("check", small_file, "--quiet")
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.check(small_file)
+    assert "waitroom: " + str(e.value) == err.strip()
