@@ -56,15 +56,25 @@ std::string without(const std::string& text, const std::string& name, const std:
 
 // `waitroom run --format json` of the scenario: one run, or R replications on `threads`
 // threads (0: every core). Returns the JSON text exactly as the CLI writes it.
+// A single run stops at its next sample after Ctrl-C (KeyboardInterrupt) or an exception of
+// `progress`, called there with (simulated s, users waiting, events so far) when given.
 std::string run(const std::string& text, const std::string& name, const std::string& base_dir,
-                std::optional<std::uint64_t> seed, std::uint32_t replications, unsigned threads) {
+                std::optional<std::uint64_t> seed, std::uint32_t replications, unsigned threads,
+                const std::optional<py::function>& progress) {
   models::scenario s = checked(text, name, base_dir);
   s.seed = seed.value_or(s.seed);
   if (replications < 1)
     throw sim::input_error("replications", "a whole number from 1", std::to_string(replications));
   py::gil_scoped_release unlocked;
-  if (replications == 1)
-    return reports::result_json(s, models::run_scenario(s, s.seed), version).dump(2) + "\n";
+  if (replications == 1) {
+    const auto at_sample = [&progress](double t, std::uint64_t waiting, std::uint64_t events) {
+      py::gil_scoped_acquire locked;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (progress) (*progress)(t, waiting, events);
+    };
+    return reports::result_json(s, models::run_scenario(s, s.seed, 0, at_sample), version).dump(2) +
+           "\n";
+  }
   models::series_bands bands(s.classes.size());
   models::replication_digest digest(s, true);
   const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());

@@ -148,17 +148,22 @@ def _whole(arg, value, least):
             "a whole number from {}".format(least), repr(value))
 
 
-def run(scenario, seed=None, replications=1, threads=0):
+def run(scenario, seed=None, replications=1, threads=0, progress=None):
     """Runs the scenario (a Scenario, a dict or a path) as `waitroom run` does: one run, or
     `replications` of them on `threads` threads (0: every core), the seed the scenario's
-    unless given. The GIL is released while it runs."""
+    unless given. The GIL is released while it runs. One run calls progress(simulated_s,
+    waiting, events) at each of the scenario's samples, and stops there on Ctrl-C
+    (KeyboardInterrupt) or on an exception progress raises."""
     scenario = _scenario(scenario)
     _whole("replications", replications, 1)
     _whole("threads", threads, 0)
     if seed is not None:
         _whole("seed", seed, 0)
+    if progress is not None and not callable(progress):
+        raise ScenarioError("progress: expected a callable, found " + type(progress).__name__,
+                            "progress", "a callable", type(progress).__name__)
     return Result(_ext.run(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
-                           replications, threads))
+                           replications, threads, progress))
 
 
 class Check:

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Dict, Optional, Union, overload
+from typing import Any, Callable, Dict, Optional, Union, overload
 
 import pandas as pd
 
@@ -33,7 +33,8 @@ class Result:
 
 def load(path_or_dict: Union[str, PathLike, dict], name: Optional[str] = ...) -> Scenario: ...
 def run(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
-        replications: int = ..., threads: int = ...) -> Result: ...
+        replications: int = ..., threads: int = ...,
+        progress: Optional[Callable[[float, int, int], None]] = ...) -> Result: ...
 
 class Check:
     json: str

@@ -199,3 +199,38 @@ def test_check_without_an_sla_raises_the_clis_message(small_file):
     with pytest.raises(waitroom.ScenarioError) as e:
         waitroom.check(small_file)
     assert "waitroom: " + str(e.value) == err.strip()
+
+
+def test_progress_sees_the_run_advance_and_changes_nothing(small_file):
+    seen = []
+    r = waitroom.run(small_file, seed=3, progress=lambda t, waiting, events: seen.append((t, events)))
+    assert r.json == waitroom.run(small_file, seed=3).json
+    assert len(seen) > 10
+    assert all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(seen, seen[1:]))
+
+
+def test_an_exception_in_progress_stops_the_run(small_file):
+    def stop(t, waiting, events):
+        if t > 30:
+            raise RuntimeError("enough")
+
+    with pytest.raises(RuntimeError, match="enough"):
+        waitroom.run(small_file, progress=stop)
+    with pytest.raises(waitroom.ScenarioError):
+        waitroom.run(small_file, progress="often")
+
+
+def test_ctrl_c_stops_a_long_run_promptly():
+    import _thread
+    # 30 million users (about 4 s alone); Ctrl-C after 0.3 s stops it at its next sample.
+    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 1200000)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        waitroom.run(s)
+    assert time.monotonic() - started < 2.0
+    timer.join()
+    # Nothing is left half-done: the next run is the same as ever.
+    small = waitroom.load(SMALL)
+    assert waitroom.run(small).json == waitroom.run(small).json
