@@ -104,6 +104,10 @@ std::string check_csv(const std::string& check_json) {
   return reports::check_csv(nlohmann::json::parse(check_json));
 }
 
+std::string series_csv(const std::string& result_json) {
+  return reports::queue_series_csv(nlohmann::json::parse(result_json));
+}
+
 std::string run_csv(const std::string& result_json) {
   return reports::run_csv(nlohmann::json::parse(result_json));
 }
@@ -133,6 +137,7 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("unset", &without);
   m.def("run", &run);
   m.def("run_csv", &run_csv);
+  m.def("series_csv", &series_csv);
   m.def("check", &check);
   m.def("check_csv", &check_csv);
 }

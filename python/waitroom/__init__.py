@@ -133,6 +133,20 @@ class Result:
         out.columns.name = None
         return out
 
+    @property
+    def series(self):
+        """A single run's samples in long format: columns t_s, variable (`length`, then
+        `waiting_<class>` per class, `released_since_previous`: the columns of `waitroom run
+        --series`) and value. Replications keep no time series: ScenarioError."""
+        if self.replications > 1:
+            raise ScenarioError(
+                "series: expected a single run (replications keep no time series), found {} "
+                "replications".format(self.replications), "series",
+                "a single run (replications keep no time series)",
+                "{} replications".format(self.replications))
+        wide = pd.read_csv(io.StringIO(_ext.series_csv(self.json)))
+        return wide.melt(id_vars="t_s", var_name="variable", value_name="value")
+
     def __repr__(self):
         return "waitroom.Result({} replication(s))".format(self.replications)
 

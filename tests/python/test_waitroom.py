@@ -234,3 +234,18 @@ def test_ctrl_c_stops_a_long_run_promptly():
     # Nothing is left half-done: the next run is the same as ever.
     small = waitroom.load(SMALL)
     assert waitroom.run(small).json == waitroom.run(small).json
+
+
+def test_series_is_the_clis_series_file_in_long_format(small_file, tmp_path):
+    out = tmp_path / "series.csv"
+    code, _, err = cli("run", small_file, "--seed", "3", "--quiet", "--series", str(out))
+    assert code == 0, err
+    wide = pd.read_csv(out)
+    long = waitroom.run(small_file, seed=3).series
+    assert list(long.columns) == ["t_s", "variable", "value"]
+    assert list(dict.fromkeys(long["variable"])) == \
+        ["length", "waiting_vip", "waiting_normal", "released_since_previous"]
+    back = long.pivot(index="t_s", columns="variable", values="value")[wide.columns[1:]]
+    assert (back.to_numpy() == wide.set_index("t_s").to_numpy()).all()
+    with pytest.raises(waitroom.ScenarioError, match="single run"):
+        waitroom.run(small_file, replications=2).series
