@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,7 @@
 #include "reports/csv_report.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
+#include "sim/text_file.hpp"
 #include "version.hpp"
 
 namespace py = pybind11;
@@ -104,6 +107,44 @@ std::string check_csv(const std::string& check_json) {
   return reports::check_csv(nlohmann::json::parse(check_json));
 }
 
+// `waitroom compare --format json`: the base and each variant (name, scenario JSON text) run
+// `replications` times on the base's seed (common random numbers), paired differences.
+std::string compare(const std::string& name,
+                    const std::vector<std::pair<std::string, std::string>>& variants,
+                    const std::string& base_dir, std::optional<std::uint64_t> seed,
+                    std::uint32_t replications, unsigned threads) {
+  if (replications < 2)
+    throw sim::input_error("replications",
+                           "at least 2 here (an interval across replications needs two)",
+                           std::to_string(replications));
+  std::vector<std::string> names;
+  std::vector<models::scenario> scenarios;
+  for (const auto& [variant, text] : variants) {
+    if (const std::string why = sim::unprintable_name(variant); !why.empty())
+      throw sim::input_error("variants", "a name without control or bidirectional characters",
+                             why + " in " + nlohmann::json(variant).dump(-1, ' ', true));
+    names.push_back(variant);
+    scenarios.push_back(checked(text, name, base_dir));
+  }
+  const std::uint64_t common = seed.value_or(scenarios.front().seed);
+  std::vector<const models::scenario*> ptrs;
+  for (auto& s : scenarios) {
+    s.seed = common;
+    ptrs.push_back(&s);
+  }
+  py::gil_scoped_release unlocked;
+  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::vector<models::room_result>> runs;
+  for (const auto& s : scenarios) runs.push_back(models::replicate(s, common, replications, t));
+  auto j = reports::compare_json(names, ptrs, runs, 0.95);
+  j["tool"] = {{"name", "waitroom"}, {"version", version}};
+  return j.dump(2) + "\n";
+}
+
+std::string compare_csv(const std::string& compare_json) {
+  return reports::compare_csv(nlohmann::json::parse(compare_json));
+}
+
 std::string series_csv(const std::string& result_json) {
   return reports::queue_series_csv(nlohmann::json::parse(result_json));
 }
@@ -138,6 +179,8 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("run", &run);
   m.def("run_csv", &run_csv);
   m.def("series_csv", &series_csv);
+  m.def("compare", &compare);
+  m.def("compare_csv", &compare_csv);
   m.def("check", &check);
   m.def("check_csv", &check_csv);
 }

@@ -17,7 +17,8 @@ import os
 
 import pandas as pd
 
-__all__ = ["ScenarioError", "Scenario", "Result", "Check", "load", "run", "check", "version"]
+__all__ = ["ScenarioError", "Scenario", "Result", "Check", "Comparison", "load", "run", "check",
+           "compare", "version"]
 
 
 class ScenarioError(ValueError):
@@ -206,3 +207,48 @@ def check(scenario, seed=None, threads=0):
         _whole("seed", seed, 0)
     return Check(_ext.check(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
                             threads))
+
+
+class Comparison:
+    """Variants of a scenario against it (`waitroom compare`): `json` is the CLI's JSON text,
+    `data` the same parsed, `table` a DataFrame with the CLI's `--format csv` columns
+    (variant, class, metric, estimate, ci_low, ci_high, and the paired difference from the
+    base with its interval)."""
+
+    def __init__(self, text):
+        self.json = text
+        self.data = json.loads(text)
+        self.table = pd.read_csv(io.StringIO(_ext.compare_csv(text)))
+
+    def __repr__(self):
+        return "waitroom.Comparison({} variant(s))".format(len(self.data.get("variants", [])))
+
+
+def compare(scenario, variants, seed=None, replications=10, threads=0):
+    """Runs the scenario (`base`) and each variant, {name: {pointer: value, ...}} applied to a
+    copy of it, `replications` times on one seed (common random numbers: every variant sees
+    the same users), as `waitroom compare` does."""
+    base = _scenario(scenario)
+    if not isinstance(variants, dict) or not variants:
+        raise ScenarioError("variants: expected at least one {name: {pointer: value}}, found " +
+                            repr(variants), "variants",
+                            "at least one {name: {pointer: value}}", repr(variants))
+    _whole("replications", replications, 2)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
+    pairs = [("base", _dumps(base._doc))]
+    for name, changes in variants.items():
+        if not isinstance(name, str) or not name or name == "base":
+            raise ScenarioError(
+                "variants: expected a variant name other than 'base' (the scenario as given is "
+                "called that), found {!r}".format(name), "variants",
+                "a variant name other than 'base' (the scenario as given is called that)",
+                repr(name))
+        if not isinstance(changes, dict) or not changes:
+            raise ScenarioError(
+                "variants/{}: expected {{pointer: value, ...}}, found {!r}".format(name, changes),
+                "variants/" + name, "{pointer: value, ...}", repr(changes))
+        v = Scenario(copy.deepcopy(base._doc), base.name, base.base_dir).set(changes)
+        pairs.append((name, _dumps(v._doc)))
+    return Comparison(_ext.compare(base.name, pairs, base.base_dir, seed, replications, threads))

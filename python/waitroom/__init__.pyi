@@ -46,3 +46,11 @@ class Check:
 
 def check(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
           threads: int = ...) -> Check: ...
+
+class Comparison:
+    json: str
+    data: dict
+    table: pd.DataFrame
+
+def compare(scenario: Union[Scenario, dict, str, PathLike], variants: Dict[str, Dict[str, Any]],
+            seed: Optional[int] = ..., replications: int = ..., threads: int = ...) -> Comparison: ...

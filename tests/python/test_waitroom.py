@@ -249,3 +249,26 @@ def test_series_is_the_clis_series_file_in_long_format(small_file, tmp_path):
     assert (back.to_numpy() == wide.set_index("t_s").to_numpy()).all()
     with pytest.raises(waitroom.ScenarioError, match="single run"):
         waitroom.run(small_file, replications=2).series
+
+
+def test_compare_is_the_clis_compare(small_file):
+    code, out, err = cli("compare", small_file, "--variant", "big:/release/batch=8",
+                         "--variant", "two:/release/batch=5,/classes/0/offset_ms=0",
+                         "--replications", "3", "--seed", "2", "--format", "json")
+    assert code == 0, err
+    c = waitroom.compare(small_file, {"big": {"/release/batch": 8},
+                                      "two": {"/release/batch": 5, "/classes/0/offset_ms": 0}},
+                         seed=2, replications=3, threads=2)
+    assert c.json == out
+    code, out, _ = cli("compare", small_file, "--variant", "big:/release/batch=8",
+                       "--variant", "two:/release/batch=5,/classes/0/offset_ms=0",
+                       "--replications", "3", "--seed", "2", "--format", "csv")
+    pd.testing.assert_frame_equal(c.table, pd.read_csv(__import__("io").StringIO(out)))
+    assert set(c.table["variant"]) == {"base", "big", "two"}
+
+
+@pytest.mark.parametrize("variants", [{}, {"base": {"/release/batch": 8}},
+                                      {"big": {}}, {"big": {"/release/batch": 0}}])
+def test_compare_refuses_bad_variants(small_file, variants):
+    with pytest.raises(waitroom.ScenarioError):
+        waitroom.compare(small_file, variants, replications=2)
