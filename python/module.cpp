@@ -23,6 +23,7 @@
 #include "models/sla/sla.hpp"
 #include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/html_report.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
@@ -145,6 +146,11 @@ std::string compare_csv(const std::string& compare_json) {
   return reports::compare_csv(nlohmann::json::parse(compare_json));
 }
 
+// The self-contained HTML report `--html` writes of a result (`source`: what it names).
+std::string html(const std::string& result_json, const std::string& source) {
+  return reports::html_report(nlohmann::json::parse(result_json), source, version);
+}
+
 std::string series_csv(const std::string& result_json) {
   return reports::queue_series_csv(nlohmann::json::parse(result_json));
 }
@@ -179,6 +185,7 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("run", &run);
   m.def("run_csv", &run_csv);
   m.def("series_csv", &series_csv);
+  m.def("html", &html);
   m.def("compare", &compare);
   m.def("compare_csv", &compare_csv);
   m.def("check", &check);

@@ -11,6 +11,7 @@ validated with the messages the CLI prints, and a bad one raises ScenarioError.
 """
 
 import copy
+import html as _html
 import io
 import json
 import os
@@ -110,10 +111,20 @@ class Result:
     """A run's result. `json` is the CLI's JSON text; `data` the same parsed; `waits` a
     DataFrame with one row per class (and `all`)."""
 
-    def __init__(self, text):
+    def __init__(self, text, name):
         self.json = text
         self.data = json.loads(text)
         self.replications = self.data.get("replications", 1)
+        self._name = name
+
+    def html(self):
+        """The self-contained HTML report (uPlot charts), as `waitroom run --html` writes it."""
+        return _ext.html(self.json, self._name)
+
+    def _repr_html_(self):
+        # In an iframe: the page's scripts and styles stay its own in a notebook.
+        return ('<iframe srcdoc="{}" style="width: 100%; height: 640px; border: 0"></iframe>'
+                .format(_html.escape(self.html(), quote=True)))
 
     @property
     def waits(self):
@@ -178,7 +189,7 @@ def run(scenario, seed=None, replications=1, threads=0, progress=None):
         raise ScenarioError("progress: expected a callable, found " + type(progress).__name__,
                             "progress", "a callable", type(progress).__name__)
     return Result(_ext.run(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
-                           replications, threads, progress))
+                           replications, threads, progress), scenario._doc.get("name", ""))
 
 
 class Check:

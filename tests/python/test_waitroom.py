@@ -272,3 +272,15 @@ def test_compare_is_the_clis_compare(small_file):
 def test_compare_refuses_bad_variants(small_file, variants):
     with pytest.raises(waitroom.ScenarioError):
         waitroom.compare(small_file, variants, replications=2)
+
+
+def test_the_html_report_is_the_clis_and_shows_inline(small_file, tmp_path):
+    for extra in ([], ["--replications", "3"]):
+        page = tmp_path / "report.html"
+        code, _, err = cli("run", small_file, "--seed", "3", "--quiet", "--html", str(page), *extra)
+        assert code == 0, err
+        r = waitroom.run(small_file, seed=3, replications=3 if extra else 1)
+        assert r.html() == page.read_text()
+    inline = r._repr_html_()
+    assert inline.startswith("<iframe srcdoc=\"") and "&lt;html" in inline.lower()
+    assert "<script" not in inline  # escaped into the iframe's own document
