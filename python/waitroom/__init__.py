@@ -117,6 +117,29 @@ class Result:
         self.replications = self.data.get("replications", 1)
         self._name = name
 
+    def histogram(self, cls="all"):
+        """The released users' waits of a class (`all`: everyone) as the result's histogram:
+        a row per non-empty bucket, lower_s (inclusive), upper_s (exclusive), count; pooled
+        over the replications when there are several. Buckets are at most 0.78% wide
+        relative to their value (the result's `max_relative_bucket_width`)."""
+        if cls == "all":
+            block = self.data["overall"]
+        else:
+            names = [c["name"] for c in self.data["classes"]]
+            if cls not in names:
+                raise ScenarioError(
+                    "histogram: expected a class of the scenario ({}) or 'all', found {!r}".format(
+                        ", ".join(names), cls), "histogram",
+                    "a class of the scenario ({}) or 'all'".format(", ".join(names)), repr(cls))
+            block = self.data["classes"][names.index(cls)]
+        if self.replications > 1:
+            block = block["pooled"]
+        h = block.get("wait_histogram") or {"buckets": [], "unit": "ns"}
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[h.get("unit", "ns")]
+        rows = [(lo * scale, hi * scale, n) for lo, hi, n in h["buckets"]]
+        out = pd.DataFrame(rows, columns=["lower_s", "upper_s", "count"])
+        return out.astype({"lower_s": "float64", "upper_s": "float64", "count": "int64"})
+
     def html(self):
         """The self-contained HTML report (uPlot charts), as `waitroom run --html` writes it."""
         return _ext.html(self.json, self._name)

@@ -284,3 +284,21 @@ def test_the_html_report_is_the_clis_and_shows_inline(small_file, tmp_path):
     inline = r._repr_html_()
     assert inline.startswith("<iframe srcdoc=\"") and "&lt;html" in inline.lower()
     assert "<script" not in inline  # escaped into the iframe's own document
+
+
+def test_histogram_counts_every_released_wait(small_file):
+    r = waitroom.run(small_file, seed=3)
+    for cls in ("vip", "normal"):
+        h = r.histogram(cls)
+        block = next(c for c in r.data["classes"] if c["name"] == cls)
+        assert h["count"].sum() == block["released"]
+        assert (h["lower_s"] < h["upper_s"]).all() and h["lower_s"].is_monotonic_increasing
+        # The mean of the buckets' middles is the mean wait to the buckets' width.
+        middle = ((h["lower_s"] + h["upper_s"]) / 2 * h["count"]).sum() / h["count"].sum()
+        assert abs(middle - block["wait_s"]["mean"]) <= 0.0079 * block["wait_s"]["max"]
+    assert r.histogram()["count"].sum() == r.data["overall"]["released"]
+    reps = waitroom.run(small_file, replications=3)
+    assert reps.histogram("vip")["count"].sum() == \
+        reps.data["classes"][0]["pooled"]["released"]
+    with pytest.raises(waitroom.ScenarioError, match="expected a class of the scenario"):
+        r.histogram("gold")
