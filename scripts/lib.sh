@@ -14,8 +14,9 @@ build_packages=(cmake g++ make pkg-config libboost-program-options-dev libfmt-de
 test_packages=(libgtest-dev libgmock-dev python3 python3-jsonschema chromium
                poppler-utils valgrind redis-server redis-tools time)
 
-# The Python module (python/) and its tests: Debian's interpreter, pybind11, pandas, pytest.
-python_packages=(python3-dev pybind11-dev python3-pandas python3-pytest)
+# The Python module (python/) and its tests: Debian's interpreter, pybind11, pandas, pytest,
+# matplotlib (docs/python.md's example plots).
+python_packages=(python3-dev pybind11-dev python3-pandas python3-pytest python3-matplotlib)
 
 # clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.
 fuzz_packages=(clang libclang-rt-14-dev)
