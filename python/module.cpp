@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/analytic/queueing.hpp"
 #include "models/room/room.hpp"
 #include "models/run/replicate.hpp"
 #include "models/run/replication_digest.hpp"
@@ -23,6 +24,7 @@
 #include "models/sla/sla.hpp"
 #include "reports/check_report.hpp"
 #include "reports/csv_report.hpp"
+#include "reports/estimate_report.hpp"
 #include "reports/html_report.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
@@ -146,6 +148,23 @@ std::string compare_csv(const std::string& compare_json) {
   return reports::compare_csv(nlohmann::json::parse(compare_json));
 }
 
+// `waitroom estimate --format json`: the closed form beside `replications` runs' interval.
+std::string estimate(const std::string& text, const std::string& name, const std::string& base_dir,
+                     std::optional<std::uint64_t> seed, std::uint32_t replications,
+                     unsigned threads) {
+  models::scenario s = checked(text, name, base_dir);
+  s.seed = seed.value_or(s.seed);
+  if (replications < 2)
+    throw sim::input_error("replications",
+                           "at least 2 here (an interval across replications needs two)",
+                           std::to_string(replications));
+  py::gil_scoped_release unlocked;
+  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto rs = models::replicate(s, s.seed, replications, t);
+  const auto est = models::analytic_for(s);
+  return reports::estimate_json(s, est, replications, reports::estimate_rows(s, rs, est));
+}
+
 // The self-contained HTML report `--html` writes of a result (`source`: what it names).
 std::string html(const std::string& result_json, const std::string& source) {
   return reports::html_report(nlohmann::json::parse(result_json), source, version);
@@ -186,6 +205,7 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("run_csv", &run_csv);
   m.def("series_csv", &series_csv);
   m.def("html", &html);
+  m.def("estimate", &estimate);
   m.def("compare", &compare);
   m.def("compare_csv", &compare_csv);
   m.def("check", &check);

@@ -19,7 +19,7 @@ import os
 import pandas as pd
 
 __all__ = ["ScenarioError", "Scenario", "Result", "Check", "Comparison", "load", "run", "check",
-           "compare", "version"]
+           "compare", "Estimate", "estimate", "version"]
 
 
 class ScenarioError(ValueError):
@@ -286,3 +286,38 @@ def compare(scenario, variants, seed=None, replications=10, threads=0):
         v = Scenario(copy.deepcopy(base._doc), base.name, base.base_dir).set(changes)
         pairs.append((name, _dumps(v._doc)))
     return Comparison(_ext.compare(base.name, pairs, base.base_dir, seed, replications, threads))
+
+
+class Estimate:
+    """The closed form that matches a scenario beside the simulation (`waitroom estimate`):
+    `json` is the CLI's JSON text, `data` the same parsed, `model` the queueing model's name
+    (None with `reason` when no closed form applies), `rows` a DataFrame with a row per class
+    or probability: name, closed_form (NaN without one), estimate, ci_low, ci_high (the
+    simulation's 95% interval) and inside (the closed form within it)."""
+
+    def __init__(self, text):
+        self.json = text
+        self.data = json.loads(text)
+        self.model = self.data["model"]
+        self.reason = self.data["reason"]
+        self.rows = pd.DataFrame(
+            [(r["name"], r["closed_form"], r["simulated"]["estimate"], r["simulated"]["ci"][0],
+              r["simulated"]["ci"][1], r["inside"]) for r in self.data["rows"]],
+            columns=["name", "closed_form", "estimate", "ci_low", "ci_high", "inside"]).astype(
+                {"closed_form": "float64", "estimate": "float64", "ci_low": "float64",
+                 "ci_high": "float64"})
+
+    def __repr__(self):
+        return "waitroom.Estimate({})".format(self.model or "no closed form")
+
+
+def estimate(scenario, seed=None, replications=10, threads=0):
+    """The closed form (Erlang C, Cobham's priority formula, Erlang A ...) that matches the
+    scenario beside `replications` simulated runs, as `waitroom estimate` does."""
+    scenario = _scenario(scenario)
+    _whole("replications", replications, 2)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
+    return Estimate(_ext.estimate(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
+                                  replications, threads))

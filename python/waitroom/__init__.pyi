@@ -57,3 +57,13 @@ class Comparison:
 
 def compare(scenario: Union[Scenario, dict, str, PathLike], variants: Dict[str, Dict[str, Any]],
             seed: Optional[int] = ..., replications: int = ..., threads: int = ...) -> Comparison: ...
+
+class Estimate:
+    json: str
+    data: dict
+    model: Optional[str]
+    reason: Optional[str]
+    rows: pd.DataFrame
+
+def estimate(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
+             replications: int = ..., threads: int = ...) -> Estimate: ...

@@ -302,3 +302,18 @@ def test_histogram_counts_every_released_wait(small_file):
         reps.data["classes"][0]["pooled"]["released"]
     with pytest.raises(waitroom.ScenarioError, match="expected a class of the scenario"):
         r.histogram("gold")
+
+
+def test_estimate_is_the_clis_estimate():
+    mm1 = os.path.join(SOURCE, "scenarios", "priority_mm1.json")
+    code, out, err = cli("estimate", mm1, "--format", "json", "--replications", "3", "--seed", "2")
+    assert code == 0, err
+    e = waitroom.estimate(mm1, seed=2, replications=3, threads=2)
+    assert e.json == out
+    assert e.model and e.reason is None
+    assert list(e.rows.columns) == ["name", "closed_form", "estimate", "ci_low", "ci_high",
+                                    "inside"]
+    assert (e.rows["ci_low"] <= e.rows["estimate"]).all()
+    assert list(e.rows["name"]) == [r["name"] for r in e.data["rows"]]
+    with pytest.raises(waitroom.ScenarioError, match="from 2"):
+        waitroom.estimate(mm1, replications=1)
