@@ -6,7 +6,10 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 #include <thread>
@@ -81,11 +84,34 @@ std::string run(const std::string& text, const std::string& name, const std::str
     return reports::result_json(s, models::run_scenario(s, s.seed, 0, at_sample), version).dump(2) +
            "\n";
   }
+  // The replications run on a thread of their own while this one looks for Ctrl-C every
+  // 50 ms: Python sees signals on its main thread only.
   models::series_bands bands(s.classes.size());
   models::replication_digest digest(s, true);
   const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  models::replicate_each(
-      s, s.seed, replications, t, [&](models::room_result&& r) { digest.add(r); }, {}, &bands);
+  std::atomic<bool> stop{false};
+  std::promise<void> finished;
+  auto done = finished.get_future();
+  std::thread worker([&] {
+    try {
+      models::replicate_each(
+          s, s.seed, replications, t, [&](models::room_result&& r) { digest.add(r); }, {}, &bands,
+          &stop);
+      finished.set_value();
+    } catch (...) {
+      finished.set_exception(std::current_exception());
+    }
+  });
+  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    py::gil_scoped_acquire locked;
+    if (PyErr_CheckSignals() != 0) {
+      stop = true;
+      worker.join();
+      throw py::error_already_set();
+    }
+  }
+  worker.join();
+  done.get();  // an error of the replications, rethrown here
   return reports::replications_json(s, digest, 0.95, version, &bands).dump(2) + "\n";
 }
 

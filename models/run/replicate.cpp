@@ -13,7 +13,8 @@ namespace waitroom::models {
 
 void replicate_each(const scenario& s, std::uint64_t seed, std::uint32_t replications,
                     unsigned threads, const std::function<void(room_result&&)>& consume,
-                    const std::function<void()>& on_done, series_bands* bands) {
+                    const std::function<void()>& on_done, series_bands* bands,
+                    const std::atomic<bool>* stop) {
   threads = std::max(1u, std::min(threads, replications));
   // A replication starts only within `window` of the oldest one not yet consumed, so that a
   // slow or descheduled one never leaves thousands of finished ones waiting behind it.
@@ -32,7 +33,12 @@ void replicate_each(const scenario& s, std::uint64_t seed, std::uint32_t replica
         if (failed) return;
       }
       try {
-        room_result one = run_scenario(s, seed, r);
+        room_result one = stop ? run_scenario(s, seed, r,
+                                              [stop](double, std::uint64_t, std::uint64_t) {
+                                                if (stop->load(std::memory_order_relaxed))
+                                                  throw replications_stopped();
+                                              })
+                               : run_scenario(s, seed, r);
         if (bands) {
           std::lock_guard lock(mutex);
           bands->add(one);

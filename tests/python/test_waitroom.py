@@ -220,15 +220,17 @@ def test_an_exception_in_progress_stops_the_run(small_file):
         waitroom.run(small_file, progress="often")
 
 
-def test_ctrl_c_stops_a_long_run_promptly():
+@pytest.mark.parametrize("replications", [1, 4])
+def test_ctrl_c_stops_a_long_run_promptly(replications):
     import _thread
-    # 30 million users (about 4 s alone); Ctrl-C after 0.3 s stops it at its next sample.
+    # 30 million users a run (about 4 s alone); Ctrl-C after 0.3 s stops it (and every
+    # replication running) at its next sample.
     s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 1200000)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        waitroom.run(s)
+        waitroom.run(s, replications=replications, threads=2)
     assert time.monotonic() - started < 2.0
     timer.join()
     # Nothing is left half-done: the next run is the same as ever.
