@@ -50,6 +50,18 @@ models::scenario checked(const std::string& text, const std::string& name,
   return models::parse_scenario(parse(text, name), name, base_dir);
 }
 
+unsigned threads_or_cores(unsigned threads) {  // 0: every core, as the CLI's --threads
+  return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Replications whose interval is reported (compare, estimate), as the CLI refuses fewer.
+void at_least_two(std::uint32_t replications) {
+  if (replications < 2)
+    throw sim::input_error("replications",
+                           "at least 2 here (an interval across replications needs two)",
+                           std::to_string(replications));
+}
+
 std::string with_override(const std::string& text, const std::string& name,
                           const std::string& assignment) {
   nlohmann::json j = parse(text, name);
@@ -88,7 +100,7 @@ std::string run(const std::string& text, const std::string& name, const std::str
   // 50 ms: Python sees signals on its main thread only.
   models::series_bands bands(s.classes.size());
   models::replication_digest digest(s, true);
-  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned t = threads_or_cores(threads);
   std::atomic<bool> stop{false};
   std::promise<void> finished;
   auto done = finished.get_future();
@@ -124,7 +136,7 @@ std::string check(const std::string& text, const std::string& name, const std::s
   s.seed = seed.value_or(s.seed);
   py::gil_scoped_release unlocked;
   std::vector<models::metric_table> tables;
-  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned t = threads_or_cores(threads);
   for (const auto& r : models::replicate(s, s.seed, s.sla->replications, t))
     tables.push_back(models::tabulate(r));
   std::vector<std::pair<const models::scenario*, std::vector<models::sla_outcome>>> outcomes;
@@ -142,10 +154,7 @@ std::string compare(const std::string& name,
                     const std::vector<std::pair<std::string, std::string>>& variants,
                     const std::string& base_dir, std::optional<std::uint64_t> seed,
                     std::uint32_t replications, unsigned threads) {
-  if (replications < 2)
-    throw sim::input_error("replications",
-                           "at least 2 here (an interval across replications needs two)",
-                           std::to_string(replications));
+  at_least_two(replications);
   std::vector<std::string> names;
   std::vector<models::scenario> scenarios;
   for (const auto& [variant, text] : variants) {
@@ -162,7 +171,7 @@ std::string compare(const std::string& name,
     ptrs.push_back(&s);
   }
   py::gil_scoped_release unlocked;
-  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned t = threads_or_cores(threads);
   std::vector<std::vector<models::room_result>> runs;
   for (const auto& s : scenarios) runs.push_back(models::replicate(s, common, replications, t));
   auto j = reports::compare_json(names, ptrs, runs, 0.95);
@@ -180,12 +189,9 @@ std::string estimate(const std::string& text, const std::string& name, const std
                      unsigned threads) {
   models::scenario s = checked(text, name, base_dir);
   s.seed = seed.value_or(s.seed);
-  if (replications < 2)
-    throw sim::input_error("replications",
-                           "at least 2 here (an interval across replications needs two)",
-                           std::to_string(replications));
+  at_least_two(replications);
   py::gil_scoped_release unlocked;
-  const unsigned t = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned t = threads_or_cores(threads);
   const auto rs = models::replicate(s, s.seed, replications, t);
   const auto est = models::analytic_for(s);
   return reports::estimate_json(s, est, replications, reports::estimate_rows(s, rs, est));
