@@ -6,53 +6,16 @@
 #include <fmt/format.h>
 
 #include "models/planning/grid.hpp"
-#include "models/run/replicate.hpp"
 #include "models/sla/sla.hpp"
 #include "progress.hpp"
 #include "scenario_loading.hpp"
 #include "sim/input_error.hpp"
-#include "sim/parallel.hpp"
 
 namespace waitroom::cli {
 
 using nlohmann::json;
 
 namespace {
-
-// A grid point's scenario. A value the scenario refuses is the grid's fault, not the
-// file's: the error names the flag the value came from and the point.
-models::scenario load_point(
-    const common_args& pa, const std::optional<std::string>& path, const std::vector<axis>& axes,
-    const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
-    const std::vector<double>& values, std::size_t i, std::size_t total) {
-  try {
-    return load(pa, path);
-  } catch (const sim::input_error& e) {
-    std::string point;
-    for (std::size_t k = 0; k < axes.size(); ++k)
-      point += fmt::format("{}{}={}", k ? ", " : "", axes[k].pointer,
-                           models::planning::json_number(values[k]));
-    for (const auto& [ptr, f] : ties)
-      point += fmt::format(", {}={}", ptr, models::planning::json_number(f(values.front())));
-    // The flag whose pointer the error is about (or a key below it).
-    auto about = [&](const std::string& pointer) {
-      const std::string& w = e.where();
-      const auto at = w.rfind(": " + pointer);
-      if (at == std::string::npos) return false;
-      const auto end = at + 2 + pointer.size();
-      return end == w.size() || w[end] == '/';
-    };
-    std::string flag;
-    for (const auto& ax : axes)
-      if (flag.empty() && about(ax.pointer)) flag = ax.source;
-    for (const auto& [ptr, f] : ties)
-      if (flag.empty() && about(ptr)) flag = "--tie " + ptr;
-    const std::string where =
-        flag.empty() ? fmt::format("grid point {} of {} ({}): {}", i + 1, total, point, e.where())
-                     : fmt::format("{} at grid point {} of {} ({})", flag, i + 1, total, point);
-    throw sim::input_error(where, e.expected(), e.found());
-  }
-}
 
 // Fills the points' tables from shard units (point, replication, table), each exactly once.
 void fill_tables(const std::vector<std::string>& paths, const std::vector<json>& shards,
@@ -94,41 +57,32 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
 
 }  // namespace
 
+models::point_loader point_loader(const common_args& a) {
+  return [&a](const std::vector<std::string>& assignments) {
+    common_args pa = a;
+    pa.sets.insert(pa.sets.end(), assignments.begin(), assignments.end());
+    return load(pa, a.scenario_path);
+  };
+}
+
 // Runs this shard's replications of grid point i.
 void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
                shard_spec shard) {
   std::vector<std::uint32_t> mine;
   for (std::uint32_t r = 0; r < replications; ++r)
     if ((i * replications + r) % shard.count == shard.index) mine.push_back(r);
-  std::vector<models::metric_table> tables(mine.size());
-  const auto& s = p.scenario;
-  sim::parallel_for(mine.size(), threads_or_cores(a.threads), [&](std::size_t k) {
-    tables[k] = models::tabulate(models::run_scenario(s, s.seed, mine[k]));
-  });
-  p.tables = std::move(tables);
+  models::run_replications(p, mine, threads_or_cores(a.threads));
 }
 
 // Builds every point of the grid (the cartesian product of the axes, first axis outermost)
 // and runs this shard's replications of each.
-std::vector<point_result> run_grid(
-    const common_args& a, const std::vector<axis>& axes,
-    const std::vector<std::pair<std::string, std::function<double(double)>>>& ties,
-    std::uint32_t replications, shard_spec shard, bool run) {
+std::vector<point_result> run_grid(const common_args& a, const std::vector<axis>& axes,
+                                   const tie_list& ties, std::uint32_t replications,
+                                   shard_spec shard, bool run) {
   const std::size_t total = models::planning::grid_size(axes);
   if (total > 100000)
     throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
-  std::vector<point_result> out;
-  for (std::size_t i = 0; i < total; ++i) {
-    common_args pa = a;
-    const std::vector<double> values = models::planning::grid_values(axes, i);
-    for (std::size_t k = 0; k < axes.size(); ++k)
-      pa.sets.push_back(axes[k].pointer + "=" + models::planning::json_number(values[k]));
-    for (const auto& [ptr, f] : ties)
-      pa.sets.push_back(ptr + "=" + models::planning::json_number(f(values.front())));
-    models::scenario s = load_point(pa, a.scenario_path, axes, ties, values, i, total);
-    if (a.seed) s.seed = *a.seed;
-    out.push_back({values, std::move(s), {}});
-  }
+  std::vector<point_result> out = models::grid_points(axes, ties, point_loader(a), a.seed);
   if (!run) return out;
   progress bar(total, a.quiet);
   for (std::size_t i = 0; i < total; ++i) {
@@ -136,17 +90,6 @@ std::vector<point_result> run_grid(
     bar.step(i + 1);
   }
   return out;
-}
-
-// A knob the scenario holds as a whole number (batch, slots): its default step is whole too.
-bool integer_knob(const models::scenario& base, const std::string& pointer) {
-  try {
-    const json effective = models::to_json(base);
-    const json::json_pointer p(pointer);
-    return effective.contains(p) && effective.at(p).is_number_integer();
-  } catch (const json::exception&) {
-    return false;  // not a pointer into the scenario: load() says so for the first point
-  }
 }
 
 // The content hash of a plan's (or sweep's) base scenario, seed applied.

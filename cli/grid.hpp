@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/planning/grid.hpp"
+#include "models/run/grid_run.hpp"
 #include "models/scenario/scenario.hpp"
 #include "options.hpp"
 #include "shard_format.hpp"
@@ -23,9 +24,11 @@ namespace waitroom::cli {
 
 using models::planning::axis;
 using point_result = models::planning::grid_point;
-// --tie: a pointer set from the first knob's value.
-using tie_list = std::vector<std::pair<std::string, std::function<double(double)>>>;
+using tie_list = std::vector<models::grid_tie>;  // --tie: pointers set from the first knob
 
+// Loads a grid point's scenario as `load` loads the command's, the point's values set after
+// every --set.
+models::point_loader point_loader(const common_args& a);
 // Runs this shard's replications of grid point i.
 void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32_t replications,
                shard_spec shard);
@@ -34,8 +37,7 @@ void run_point(const common_args& a, point_result& p, std::size_t i, std::uint32
 std::vector<point_result> run_grid(const common_args& a, const std::vector<axis>& axes,
                                    const tie_list& ties, std::uint32_t replications,
                                    shard_spec shard, bool run);
-// A knob the scenario holds as a whole number (batch, slots): its default step is whole too.
-bool integer_knob(const models::scenario& base, const std::string& pointer);
+using models::integer_knob;
 // The content hash of a plan's (or sweep's) base scenario, seed applied.
 std::string base_hash(const common_args& a, models::scenario base);
 

@@ -10,11 +10,7 @@
 
 #include "commands.hpp"
 #include "grid.hpp"
-#include "models/planning/capacity.hpp"
-#include "models/planning/first_guess.hpp"
 #include "models/planning/grid.hpp"
-#include "models/planning/pareto.hpp"
-#include "models/planning/search.hpp"
 #include "options.hpp"
 #include "output_file.hpp"
 #include "output_writer.hpp"
@@ -32,21 +28,9 @@ namespace {
 
 using nlohmann::json;
 
-// A plan's grid, its points' scenarios (not yet simulated) and the closed form's guesses.
-struct plan_setup {
-  std::vector<axis> axes;
-  models::scenario base;
-  std::vector<point_result> points;
-  std::vector<std::optional<bool>> guess;
-  bool any_guess = false;
-  std::uint32_t reps = 0;  // a point's replications: --replications, else the sla block's
-  tie_list ties;
-  std::size_t grid_points = 0;  // the grid's; points past it were simulated past the grid
-  std::string capacity_note;    // what the search past the grid found
-  nlohmann::json past_grid;     // the same, for the JSON (null: no search)
-};
+using models::plan_state;
 
-plan_setup plan_prepare(const common_args& a) {
+plan_state plan_prepare(const common_args& a) {
   if (!a.scenario_path) throw sim::input_error("waitroom plan", "a SCENARIO file", "none");
   if (a.knobs.empty() || a.knobs.size() > 2 || a.knobs.size() != a.ranges.size())
     throw sim::input_error("--knob/--range",
@@ -72,89 +56,40 @@ plan_setup plan_prepare(const common_args& a) {
     if (t.empty() || t[0] != '/' || eq == std::string::npos)
       throw sim::input_error("--tie " + t, "/pointer=EXPR (EXPR in x, the first knob)",
                              "'" + t + "'");
-    ties.emplace_back(t.substr(0, eq), models::planning::parse_tie(t.substr(eq + 1), "--tie " + t));
+    ties.push_back({t.substr(0, eq), models::planning::parse_tie(t.substr(eq + 1), "--tie " + t),
+                    "--tie " + t.substr(0, eq)});
   }
   if (!base.sla)
     throw sim::input_error(*a.scenario_path + ": /sla", "an sla block to plan for", "none");
   if (a.search && axes.size() != 1)
     throw sim::input_error("--search", "one --knob (the search bisects along it)",
                            fmt::format("{} knobs", axes.size()));
+  const std::size_t total = models::planning::grid_size(axes);
+  if (total > 100000)
+    throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
   // --replications overrides the sla block's count for every point.
   const std::uint32_t reps = replications_or(a, base.sla->replications);
-  plan_setup out{axes, base,   run_grid(a, axes, ties, reps, {}, false), {}, false, reps, ties, 0,
-                 "",   nullptr};
-  out.grid_points = out.points.size();
-  for (const auto& p : out.points) {
-    out.guess.push_back(models::planning::closed_form_holds(p.scenario));
-    out.any_guess = out.any_guess || out.guess.back().has_value();
-  }
-  return out;
+  return models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps,
+                              point_loader(a), a.seed);
 }
 
-// The plan as data: every simulated point with each SLA target's interval and verdict.
-json plan_json(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
-               const std::vector<bool>& pareto) {
-  const auto& [axes, base, points, guess, any_guess, reps, ties, grid_points, capacity_note,
-               past_grid] = setup;
-  json j{{"kind", "plan"},
-         {"schema_version", 1},
-         {"tool", {{"name", "waitroom"}, {"version", version}}},
-         {"replications", reps},
-         {"confidence", base.sla->confidence},
-         {"seed", a.seed.value_or(base.seed)},
-         {"scenario_name", base.name},
-         {"scenario", models::to_json(base)},
-         {"axes", json::array()},
-         {"ties", a.ties},
-         {"search", a.search},
-         {"points", json::array()}};
-  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
-  if (!past_grid.is_null()) j["past_grid"] = past_grid;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!ran[i]) continue;
-    json pj = reports::point_json(axes, points[i]);
-    if (axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
-    if (guess[i]) pj["closed_form_holds"] = *guess[i];
-    if (i >= grid_points) pj["past_grid"] = true;
-    j["points"].push_back(std::move(pj));
-  }
-  return j;
-}
-
-// The plan's table (or map), verdict lines and CSV from the points simulated (ran[i]): the
-// same bytes for a plan and for `merge` of its shards.
-int plan_render(const common_args& a, const plan_setup& setup, const std::vector<bool>& ran,
-                const std::string& search_note) {
-  const auto& [axes, base, points, guess, any_guess, reps, ties, grid_points, capacity_note,
-               past_grid] = setup;
-  const std::vector<bool> pareto = axes.size() == 1
-                                       ? models::planning::mean_wait_front(
-                                             points, ran, base.classes.size(), base.sla->confidence)
-                                       : std::vector<bool>(points.size(), false);
-  std::vector<point_result> simulated_points;  // --search: only the values it simulated
-  for (std::size_t i = 0; i < points.size(); ++i)
-    if (ran[i]) simulated_points.push_back(points[i]);
-  if (a.csv && !write_atomically(*a.csv, reports::grid_csv(axes, simulated_points))) {
+// The plan's table (or map), verdict lines and CSV from the points simulated: the same bytes
+// for a plan and for `merge` of its shards.
+int plan_render(const common_args& a, const plan_state& setup) {
+  if (a.csv && !write_atomically(*a.csv, reports::plan_csv(setup))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
                last_write_error());
     return exit_output;
   }
   std::optional<json> data;  // for --html and the json renderer, made once
   auto data_json = [&]() -> const json& {
-    if (!data) data = plan_json(a, setup, ran, pareto);
+    if (!data) data = reports::plan_json(setup, a.seed.value_or(setup.base.seed), a.ties, version);
     return *data;
   };
   if (a.html && write_html(*a.html, data_json(), *a.scenario_path) != exit_ok) return exit_output;
-  return write_result(
-      a.out, format_of(a),
-      {.table =
-           [&] {
-             // setup's members, not the bindings: clang 14 captures none
-             return reports::plan_table({setup.axes, setup.base, setup.points, setup.guess,
-                                         setup.any_guess, setup.reps, ran, pareto, a.search,
-                                         search_note, setup.grid_points, setup.capacity_note});
-           },
-       .json = [&] { return data_json().dump(2) + "\n"; }});
+  return write_result(a.out, format_of(a),
+                      {.table = [&] { return reports::plan_text(setup); },
+                       .json = [&] { return data_json().dump(2) + "\n"; }});
 }
 
 json plan_args(const common_args& a) {
@@ -169,7 +104,7 @@ json plan_args(const common_args& a) {
 
 // `plan --shard K/N`: a grid plan's (point, replication) units K, K + N, ..., numbered as a
 // sweep numbers them; `merge` writes the plan's table from them.
-int plan_shard(const common_args& a, plan_setup& setup) {
+int plan_shard(const common_args& a, plan_state& setup) {
   if (a.search)
     throw sim::input_error("--shard",
                            "a grid plan without --search (the search picks each value from the "
@@ -192,49 +127,6 @@ int plan_shard(const common_args& a, plan_setup& setup) {
   return write_grid_shard(a, "plan", shard, plan_args(a), setup.base, setup.points, reps);
 }
 
-// No value of the grid meets every SLA and the knob adds capacity: simulate past the grid's
-// top for the least value that does (points appended after the grid's, marked past_grid).
-void search_past_grid(const common_args& a, plan_setup& setup, std::vector<bool>& ran) {
-  if (setup.axes.size() != 1) return;
-  const auto& ax = setup.axes[0];
-  const auto unit = models::planning::capacity_unit(ax.pointer);
-  if (!unit) return;
-  double top = 0;
-  for (std::size_t i = 0; i < setup.grid_points; ++i) {
-    if (!ran[i]) continue;
-    if (models::planning::point_holds(setup.points[i])) return;
-    top = std::max(top, setup.points[i].values[0]);
-  }
-  std::vector<point_result> probes;
-  const auto outcome =
-      models::planning::least_capacity(top, integer_knob(setup.base, ax.pointer), [&](double v) {
-        const std::vector<axis> one{{ax.pointer, {v}, "past the grid: " + ax.pointer}};
-        auto p = run_grid(a, one, setup.ties, setup.reps, {}, false);
-        run_point(a, p.front(), 0, setup.reps, {});
-        probes.push_back(std::move(p.front()));
-        return models::planning::point_holds(probes.back());
-      });
-  std::sort(probes.begin(), probes.end(),
-            [](const point_result& x, const point_result& y) { return x.values[0] < y.values[0]; });
-  for (auto& p : probes) {
-    setup.guess.push_back(models::planning::closed_form_holds(p.scenario));
-    setup.any_guess = setup.any_guess || setup.guess.back().has_value();
-    setup.points.push_back(std::move(p));
-    ran.push_back(true);
-  }
-  std::optional<double> fluid;
-  if (ax.pointer == "/release/rate_per_s") fluid = models::planning::fluid_least_rate(setup.base);
-  setup.capacity_note = reports::capacity_note(outcome, ax.pointer, *unit, fluid, setup.reps,
-                                               setup.base.sla->confidence);
-  setup.past_grid = {{"unit", *unit},
-                     {"found", outcome.found},
-                     {"least", outcome.found ? json(outcome.holds_at) : json(nullptr)},
-                     {"fails_at", outcome.fails_at},
-                     {"step", outcome.step},
-                     {"simulated", outcome.tried.size()},
-                     {"fluid_lower_bound", fluid ? json(*fluid) : json(nullptr)}};
-}
-
 }  // namespace
 
 int merge_plan(const common_args& m, const std::vector<std::string>& paths,
@@ -248,47 +140,27 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   const shard_args args(paths[0], shards.front());
   a.replications = args.has("replications") ? args.number<std::uint32_t>("replications") : 1u;
   a.replications_given = a.replications > 1;  // recorded as 1 when the flag was not given
-  plan_setup setup = plan_prepare(a);
+  plan_state setup = plan_prepare(a);
   check_base_hash(paths, shards, *a.scenario_path, base_hash(a, setup.base));
   fill_from_shards(paths, shards, setup.points, setup.reps);
   // The search past the grid follows each verdict, so it runs here, as the unsharded plan ran
   // it: the same values on the same seed, the same bytes.
-  std::vector<bool> ran(setup.points.size(), true);
-  search_past_grid(a, setup, ran);
-  return plan_render(a, setup, ran, "");
+  setup.ran.assign(setup.points.size(), true);
+  models::search_past_grid(setup, threads_or_cores(a.threads), point_loader(a), a.seed);
+  return plan_render(a, setup);
 }
 
 int plan_command(const std::vector<std::string>& args) {
   common_args a = parse_args("plan", args, command_kind::plan);
-  plan_setup setup = plan_prepare(a);
+  plan_state setup = plan_prepare(a);
   if (a.shard) return plan_shard(a, setup);
-  auto& points = setup.points;
-  const auto& axes = setup.axes;
-  // Which points were simulated: all of them, or (--search) those the bisection needed.
-  std::vector<bool> ran(points.size(), false);
-  auto simulate = [&](std::size_t i) {
-    if (!ran[i]) {
-      run_point(a, points[i], i, setup.reps, {});
-      ran[i] = true;
-    }
-    return models::planning::point_holds(points[i]);
-  };
-  std::string search_note;
-  bool bisected = false;
-  if (a.search) {
-    const auto outcome = models::planning::search_feasible(setup.guess, simulate);
-    search_note = reports::search_note(outcome, axes);
-    bisected = outcome.kind == models::planning::search_kind::bisected;
-  }
-  if (!bisected) {
-    progress bar(points.size(), a.quiet);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      simulate(i);
-      bar.advance();
-    }
-  }
-  search_past_grid(a, setup, ran);
-  return plan_render(a, setup, ran, search_note);
+  std::optional<progress> bar;  // when every value is simulated: a step each
+  models::simulate_plan(setup, a.search, threads_or_cores(a.threads), point_loader(a), a.seed, [&] {
+    if (!bar) bar.emplace(setup.grid_points, a.quiet);
+    bar->advance();
+  });
+  bar.reset();
+  return plan_render(a, setup);
 }
 
 }  // namespace waitroom::cli

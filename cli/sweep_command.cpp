@@ -46,19 +46,7 @@ std::vector<axis> sweep_axes(const common_args& a, const models::scenario& base)
 // The sweep's result from complete points: the same bytes however the work was split.
 int sweep_output(const common_args& a, const std::vector<axis>& axes,
                  const std::vector<point_result>& points, std::uint32_t reps) {
-  json j{{"kind", "sweep"},
-         {"schema_version", 1},
-         {"tool", {{"name", "waitroom"}, {"version", version}}},
-         {"replications", reps},
-         {"confidence", 0.95},
-         {"axes", json::array()},
-         {"points", json::array()}};
-  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
-  if (!points.empty()) {
-    j["scenario_name"] = points.front().scenario.name;
-    j["seed"] = points.front().scenario.seed;
-  }
-  for (const auto& p : points) j["points"].push_back(reports::point_json(axes, p));
+  const json j = reports::sweep_json(axes, points, reps, version);
   if (a.csv && !write_atomically(*a.csv, reports::grid_csv(axes, points))) {
     fmt::print(stderr, "waitroom: {}: could not write the CSV file ({})\n", *a.csv,
                last_write_error());

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/planning/pareto.hpp"
+#include "models/scenario/scenario.hpp"
 #include "reports/check_report.hpp"
 #include "reports/interval_text.hpp"
 #include "reports/report.hpp"
@@ -288,6 +289,80 @@ std::string plan_table(const plan_view& v) {
     }
   }
   return out + v.capacity_note;
+}
+
+json sweep_json(const std::vector<axis>& axes, const std::vector<grid_point>& points,
+                std::uint32_t reps, std::string_view version) {
+  json j{{"kind", "sweep"},
+         {"schema_version", 1},
+         {"tool", {{"name", "waitroom"}, {"version", version}}},
+         {"replications", reps},
+         {"confidence", 0.95},
+         {"axes", json::array()},
+         {"points", json::array()}};
+  for (const auto& ax : axes) j["axes"].push_back(ax.pointer);
+  if (!points.empty()) {
+    j["scenario_name"] = points.front().scenario.name;
+    j["seed"] = points.front().scenario.seed;
+  }
+  for (const auto& p : points) j["points"].push_back(point_json(axes, p));
+  return j;
+}
+
+json plan_json(const models::plan_state& p, std::uint64_t seed,
+               const std::vector<std::string>& ties, std::string_view version) {
+  const auto& base = p.base;
+  json j{{"kind", "plan"},
+         {"schema_version", 1},
+         {"tool", {{"name", "waitroom"}, {"version", version}}},
+         {"replications", p.reps},
+         {"confidence", base.sla->confidence},
+         {"seed", seed},
+         {"scenario_name", base.name},
+         {"scenario", models::to_json(base)},
+         {"axes", json::array()},
+         {"ties", ties},
+         {"search", p.search.has_value()},
+         {"points", json::array()}};
+  for (const auto& ax : p.axes) j["axes"].push_back(ax.pointer);
+  if (p.capacity) {
+    const auto& c = *p.capacity;
+    j["past_grid"] = {{"unit", *p.capacity_unit},
+                      {"found", c.found},
+                      {"least", c.found ? json(c.holds_at) : json(nullptr)},
+                      {"fails_at", c.fails_at},
+                      {"step", c.step},
+                      {"simulated", c.tried.size()},
+                      {"fluid_lower_bound", p.fluid_bound ? json(*p.fluid_bound) : json(nullptr)}};
+  }
+  const std::vector<bool> pareto = models::plan_front(p);
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    if (!p.ran[i]) continue;
+    json pj = point_json(p.axes, p.points[i]);
+    if (p.axes.size() == 1) pj["pareto"] = static_cast<bool>(pareto[i]);
+    if (p.guess[i]) pj["closed_form_holds"] = *p.guess[i];
+    if (i >= p.grid_points) pj["past_grid"] = true;
+    j["points"].push_back(std::move(pj));
+  }
+  return j;
+}
+
+std::string plan_text(const models::plan_state& p) {
+  const std::vector<bool> pareto = models::plan_front(p);
+  const std::string search = p.search ? search_note(*p.search, p.axes) : std::string();
+  const std::string capacity = p.capacity
+                                   ? capacity_note(*p.capacity, p.axes[0].pointer, *p.capacity_unit,
+                                                   p.fluid_bound, p.reps, p.base.sla->confidence)
+                                   : std::string();
+  return plan_table({p.axes, p.base, p.points, p.guess, p.any_guess, p.reps, p.ran, pareto,
+                     p.search.has_value(), search, p.grid_points, capacity});
+}
+
+std::string plan_csv(const models::plan_state& p) {
+  std::vector<grid_point> simulated;  // --search: only the values it simulated
+  for (std::size_t i = 0; i < p.points.size(); ++i)
+    if (p.ran[i]) simulated.push_back(p.points[i]);
+  return grid_csv(p.axes, simulated);
 }
 
 }  // namespace waitroom::reports

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "models/planning/capacity.hpp"
 #include "models/planning/grid.hpp"
 #include "models/planning/search.hpp"
+#include "models/run/grid_run.hpp"
 
 namespace waitroom::reports {
 
@@ -51,5 +53,17 @@ struct plan_view {
 };
 // The plan's table (one knob) or feasible-region map (two), with its verdict lines.
 std::string plan_table(const plan_view& v);
+
+// The sweep as data (kind "sweep"): its axes and every point.
+nlohmann::json sweep_json(const std::vector<axis>& axes, const std::vector<grid_point>& points,
+                          std::uint32_t reps, std::string_view version);
+// The plan as data (kind "plan"): every simulated point with each SLA target's interval and
+// verdict, and what the search past the grid found. `ties`: the --tie texts.
+nlohmann::json plan_json(const models::plan_state& p, std::uint64_t seed,
+                         const std::vector<std::string>& ties, std::string_view version);
+// The plan for people: plan_table of the state, with its search's and capacity's notes.
+std::string plan_text(const models::plan_state& p);
+// The grid's CSV of the points the plan simulated.
+std::string plan_csv(const models::plan_state& p);
 
 }  // namespace waitroom::reports
