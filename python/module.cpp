@@ -8,18 +8,25 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/analytic/queueing.hpp"
+#include "models/planning/grid.hpp"
 #include "models/room/room.hpp"
+#include "models/run/grid_run.hpp"
 #include "models/run/replicate.hpp"
 #include "models/run/replication_digest.hpp"
 #include "models/run/series_bands.hpp"
@@ -29,6 +36,7 @@
 #include "reports/csv_report.hpp"
 #include "reports/estimate_report.hpp"
 #include "reports/html_report.hpp"
+#include "reports/plan_report.hpp"
 #include "reports/report.hpp"
 #include "sim/input_error.hpp"
 #include "sim/text_file.hpp"
@@ -75,6 +83,33 @@ std::string without(const std::string& text, const std::string& name, const std:
   return j.dump();
 }
 
+// Runs `work` on a thread of its own while this one looks for Ctrl-C every 50 ms (Python sees
+// signals on its main thread only): on one, `stop` becomes true, the work is waited for and
+// KeyboardInterrupt raised. Called with the GIL released.
+void interruptible(const std::function<void(const std::atomic<bool>& stop)>& work) {
+  std::atomic<bool> stop{false};
+  std::promise<void> finished;
+  auto done = finished.get_future();
+  std::thread worker([&] {
+    try {
+      work(stop);
+      finished.set_value();
+    } catch (...) {
+      finished.set_exception(std::current_exception());
+    }
+  });
+  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    py::gil_scoped_acquire locked;
+    if (PyErr_CheckSignals() != 0) {
+      stop = true;
+      worker.join();
+      throw py::error_already_set();
+    }
+  }
+  worker.join();
+  done.get();  // an error of the work, rethrown here
+}
+
 // `waitroom run --format json` of the scenario: one run, or R replications on `threads`
 // threads (0: every core). Returns the JSON text exactly as the CLI writes it.
 // A single run stops at its next sample after Ctrl-C (KeyboardInterrupt) or an exception of
@@ -96,34 +131,14 @@ std::string run(const std::string& text, const std::string& name, const std::str
     return reports::result_json(s, models::run_scenario(s, s.seed, 0, at_sample), version).dump(2) +
            "\n";
   }
-  // The replications run on a thread of their own while this one looks for Ctrl-C every
-  // 50 ms: Python sees signals on its main thread only.
   models::series_bands bands(s.classes.size());
   models::replication_digest digest(s, true);
   const unsigned t = threads_or_cores(threads);
-  std::atomic<bool> stop{false};
-  std::promise<void> finished;
-  auto done = finished.get_future();
-  std::thread worker([&] {
-    try {
-      models::replicate_each(
-          s, s.seed, replications, t, [&](models::room_result&& r) { digest.add(r); }, {}, &bands,
-          &stop);
-      finished.set_value();
-    } catch (...) {
-      finished.set_exception(std::current_exception());
-    }
+  interruptible([&](const std::atomic<bool>& stop) {
+    models::replicate_each(
+        s, s.seed, replications, t, [&](models::room_result&& r) { digest.add(r); }, {}, &bands,
+        &stop);
   });
-  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-    py::gil_scoped_acquire locked;
-    if (PyErr_CheckSignals() != 0) {
-      stop = true;
-      worker.join();
-      throw py::error_already_set();
-    }
-  }
-  worker.join();
-  done.get();  // an error of the replications, rethrown here
   return reports::replications_json(s, digest, 0.95, version, &bands).dump(2) + "\n";
 }
 
@@ -197,6 +212,121 @@ std::string estimate(const std::string& text, const std::string& name, const std
   return reports::estimate_json(s, est, replications, reports::estimate_rows(s, rs, est));
 }
 
+// A grid's axis from Python: a pointer and a "LO:HI[:STEP]" range or the values themselves.
+using axis_spec = std::pair<std::string, std::variant<std::string, std::vector<double>>>;
+
+std::vector<models::planning::axis> grid_axes(const std::vector<axis_spec>& specs,
+                                              const models::scenario& base, const char* arg) {
+  std::vector<models::planning::axis> axes;
+  for (const auto& [pointer, range] : specs) {
+    const std::string where = std::string(arg) + " " + pointer;
+    if (pointer.empty() || pointer[0] != '/')
+      throw sim::input_error(where, "a JSON pointer", "'" + pointer + "'");
+    if (const auto* text = std::get_if<std::string>(&range)) {
+      axes.push_back(
+          {pointer,
+           models::planning::parse_range(*text, where, models::integer_knob(base, pointer)),
+           where + "=" + *text});
+      continue;
+    }
+    const auto& values = std::get<std::vector<double>>(range);
+    if (values.empty() || values.size() > models::planning::max_axis_values)
+      throw sim::input_error(where,
+                             fmt::format("from 1 to {} values", models::planning::max_axis_values),
+                             std::to_string(values.size()));
+    for (const double v : values)
+      if (!std::isfinite(v)) throw sim::input_error(where, "finite numbers", fmt::format("{}", v));
+    axes.push_back({pointer, values, where});
+  }
+  const std::size_t total = models::planning::grid_size(axes);
+  if (total > 100000)
+    throw sim::input_error(arg, "at most 100,000 grid points", std::to_string(total));
+  return axes;
+}
+
+// A grid point's scenario: the base's JSON with the point's assignments, validated. `stop`
+// (Ctrl-C) ends the work at the next point.
+models::point_loader python_loader(const std::string& text, const std::string& name,
+                                   const std::string& base_dir, const std::atomic<bool>& stop) {
+  return [=, &stop](const std::vector<std::string>& assignments) {
+    if (stop) throw models::replications_stopped();
+    nlohmann::json j = parse(text, name);
+    for (const auto& a : assignments) models::apply_override(j, a);
+    return models::parse_scenario(j, name, base_dir);
+  };
+}
+
+// `waitroom sweep --format json`, its --csv and its table: every point of the grid of `axes`
+// run `replications` times on the base's seed (or `seed`).
+std::tuple<std::string, std::string, std::string> sweep(
+    const std::string& text, const std::string& name, const std::string& base_dir,
+    const std::vector<axis_spec>& specs, std::uint32_t replications,
+    std::optional<std::uint64_t> seed, unsigned threads) {
+  const models::scenario base = checked(text, name, base_dir);
+  at_least_two(replications);
+  if (specs.empty())
+    throw sim::input_error("vary", "at least one {pointer: range or values}", "none");
+  const auto axes = grid_axes(specs, base, "vary");
+  std::tuple<std::string, std::string, std::string> out;
+  py::gil_scoped_release unlocked;
+  interruptible([&](const std::atomic<bool>& stop) {
+    auto points = models::grid_points(axes, {}, python_loader(text, name, base_dir, stop),
+                                      seed.value_or(base.seed));
+    for (auto& p : points) {
+      if (stop) throw models::replications_stopped();
+      models::run_replications(p, replications, threads_or_cores(threads));
+    }
+    out = {reports::sweep_json(axes, points, replications, version).dump(2) + "\n",
+           reports::grid_csv(axes, points), reports::sweep_table(axes, points, replications)};
+  });
+  return out;
+}
+
+// `waitroom plan --format json`, its --csv and its table: one or two knobs over their ranges
+// (`ties`: pointers set from the first knob, {pointer, EXPR in x}), each value run
+// `replications` times (0: the sla block's), every value or with `search` the bisection's,
+// and past the grid for a capacity knob that nowhere holds.
+std::tuple<std::string, std::string, std::string> plan(
+    const std::string& text, const std::string& name, const std::string& base_dir,
+    const std::vector<axis_spec>& specs,
+    const std::vector<std::pair<std::string, std::string>>& tie_specs, std::uint32_t replications,
+    bool search, std::optional<std::uint64_t> seed, unsigned threads) {
+  models::scenario base = checked(text, name, base_dir);
+  if (!base.sla) throw sim::input_error(name + ": /sla", "an sla block to plan for", "none");
+  if (specs.empty() || specs.size() > 2)
+    throw sim::input_error("knobs", "one or two {pointer: range or values}",
+                           std::to_string(specs.size()));
+  if (replications == 1) at_least_two(replications);
+  if (search && specs.size() != 1)
+    throw sim::input_error("search", "one knob (the search bisects along it)",
+                           std::to_string(specs.size()) + " knobs");
+  auto axes = grid_axes(specs, base, "knobs");
+  std::vector<models::grid_tie> ties;
+  std::vector<std::string> tie_texts;
+  for (const auto& [pointer, expr] : tie_specs) {
+    if (pointer.empty() || pointer[0] != '/')
+      throw sim::input_error("ties " + pointer, "a JSON pointer", "'" + pointer + "'");
+    ties.push_back(
+        {pointer, models::planning::parse_tie(expr, "ties " + pointer), "ties " + pointer});
+    tie_texts.push_back(pointer + "=" + expr);
+  }
+  const std::uint32_t reps = replications ? replications : base.sla->replications;
+  const std::uint64_t common = seed.value_or(base.seed);
+  std::tuple<std::string, std::string, std::string> out;
+  py::gil_scoped_release unlocked;
+  interruptible([&](const std::atomic<bool>& stop) {
+    const auto load = python_loader(text, name, base_dir, stop);
+    auto state =
+        models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps, load, common);
+    models::simulate_plan(state, search, threads_or_cores(threads), load, common, [&] {
+      if (stop) throw models::replications_stopped();
+    });
+    out = {reports::plan_json(state, common, tie_texts, version).dump(2) + "\n",
+           reports::plan_csv(state), reports::plan_text(state)};
+  });
+  return out;
+}
+
 // The self-contained HTML report `--html` writes of a result (`source`: what it names).
 std::string html(const std::string& result_json, const std::string& source) {
   return reports::html_report(nlohmann::json::parse(result_json), source, version);
@@ -240,6 +370,8 @@ PYBIND11_MODULE(_waitroom, m) {
   m.def("estimate", &estimate);
   m.def("compare", &compare);
   m.def("compare_csv", &compare_csv);
+  m.def("sweep", &sweep);
+  m.def("plan", &plan);
   m.def("check", &check);
   m.def("check_csv", &check_csv);
 }

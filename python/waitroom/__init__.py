@@ -19,7 +19,7 @@ import os
 import pandas as pd
 
 __all__ = ["ScenarioError", "Scenario", "Result", "Check", "Comparison", "load", "run", "check",
-           "compare", "Estimate", "estimate", "version"]
+           "compare", "Estimate", "estimate", "Sweep", "sweep", "Plan", "plan", "version"]
 
 
 class ScenarioError(ValueError):
@@ -321,3 +321,108 @@ def estimate(scenario, seed=None, replications=10, threads=0):
         _whole("seed", seed, 0)
     return Estimate(_ext.estimate(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
                                   replications, threads))
+
+
+def _axes(arg, axes):
+    """{pointer: "LO:HI[:STEP]" or [values]} as the extension's (pointer, range) pairs."""
+    if not isinstance(axes, dict) or not axes:
+        raise ScenarioError("{}: expected {{pointer: 'LO:HI[:STEP]' or [values], ...}}, found "
+                            "{!r}".format(arg, axes), arg,
+                            "{pointer: 'LO:HI[:STEP]' or [values], ...}", repr(axes))
+    out = []
+    for pointer, values in axes.items():
+        if not isinstance(pointer, str):
+            raise ScenarioError("{}: expected a JSON pointer string, found {!r}".format(
+                arg, pointer), arg, "a JSON pointer string", repr(pointer))
+        if isinstance(values, str):
+            out.append((pointer, values))
+            continue
+        try:
+            numbers = [float(v) for v in values]
+            if any(isinstance(v, bool) for v in values):
+                raise TypeError
+        except (TypeError, ValueError):
+            raise ScenarioError("{} {}: expected 'LO:HI[:STEP]' or a list of numbers, found "
+                                "{!r}".format(arg, pointer, values), arg + " " + pointer,
+                                "'LO:HI[:STEP]' or a list of numbers", repr(values)) from None
+        out.append((pointer, numbers))
+    return out
+
+
+class _Grid:
+    def __init__(self, parts):
+        self.json, csv, self.text = parts
+        self.data = json.loads(self.json)
+        self.table = pd.read_csv(io.StringIO(csv))
+
+    def __str__(self):
+        return self.text
+
+
+class Sweep(_Grid):
+    """A grid of settings run as `waitroom sweep` runs it: `json` is the CLI's JSON text,
+    `data` the same parsed, `table` a DataFrame of the CLI's `--csv` (a row per point, class
+    and metric: the axes' pointers, class, metric, estimate, ci_low, ci_high, and each SLA
+    target's verdict when the scenario has one), `text` the CLI's table."""
+
+    def __repr__(self):
+        return "waitroom.Sweep({} point(s))".format(len(self.data["points"]))
+
+
+def sweep(scenario, vary, replications=5, seed=None, threads=0):
+    """Runs every point of the grid `vary` spans, {pointer: "START:STOP[:STEP]" or [values]}
+    (the first pointer outermost), `replications` times each on one seed (common random
+    numbers), as `waitroom sweep --vary` does. Ctrl-C stops it at the next point."""
+    scenario = _scenario(scenario)
+    axes = _axes("vary", vary)
+    _whole("replications", replications, 2)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
+    return Sweep(_ext.sweep(_dumps(scenario._doc), scenario.name, scenario.base_dir, axes,
+                            replications, seed, threads))
+
+
+class Plan(_Grid):
+    """The settings where every SLA holds, as `waitroom plan` finds them: `json`, `data`,
+    `table` (the CLI's `--csv` of the values simulated) and `text` (the CLI's table with its
+    verdict lines) as for a Sweep; `feasible` the values of a one-knob plan where every SLA
+    holds; `least` the least capacity the search past the grid found (None when it did not
+    run or found none)."""
+
+    def __init__(self, parts):
+        super().__init__(parts)
+        axes = self.data["axes"]
+        self.feasible = sorted(p["values"][axes[0]] for p in self.data["points"]
+                               if len(axes) == 1 and p.get("sla_holds"))
+        past = self.data.get("past_grid") or {}
+        self.least = past.get("least")
+
+    def __repr__(self):
+        return "waitroom.Plan({} value(s) simulated)".format(len(self.data["points"]))
+
+
+def plan(scenario, knobs, replications=None, search=False, ties=None, seed=None, threads=0):
+    """Plans one or two knobs, {pointer: "LO:HI[:STEP]" or [values]}, against the scenario's
+    `sla` block as `waitroom plan --knob --range` does: each value `replications` times (the
+    sla block's count unless given), every value or with `search` the bisection from the
+    closed form's first guess; `ties` {pointer: "EXPR in x"} set other keys from the first
+    knob (`--tie`). For a capacity knob where no value holds it searches past the grid for
+    the least that does. Ctrl-C stops it at the next value."""
+    scenario = _scenario(scenario)
+    axes = _axes("knobs", knobs)
+    if replications is not None:
+        _whole("replications", replications, 2)
+    _whole("threads", threads, 0)
+    if seed is not None:
+        _whole("seed", seed, 0)
+    if not isinstance(search, bool):
+        raise ScenarioError("search: expected True or False, found {!r}".format(search),
+                            "search", "True or False", repr(search))
+    ties = {} if ties is None else ties
+    if not isinstance(ties, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in ties.items()):
+        raise ScenarioError("ties: expected {pointer: 'EXPR in x'}, found " + repr(ties), "ties",
+                            "{pointer: 'EXPR in x'}", repr(ties))
+    return Plan(_ext.plan(_dumps(scenario._doc), scenario.name, scenario.base_dir, axes,
+                          list(ties.items()), replications or 0, search, seed, threads))

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Callable, Dict, Optional, Union, overload
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union, overload
 
 import pandas as pd
 
@@ -67,3 +67,27 @@ class Estimate:
 
 def estimate(scenario: Union[Scenario, dict, str, PathLike], seed: Optional[int] = ...,
              replications: int = ..., threads: int = ...) -> Estimate: ...
+
+Axes = Dict[str, Union[str, Sequence[float]]]
+
+class Sweep:
+    json: str
+    data: dict
+    table: pd.DataFrame
+    text: str
+
+def sweep(scenario: Union[Scenario, dict, str, PathLike], vary: Axes, replications: int = ...,
+          seed: Optional[int] = ..., threads: int = ...) -> Sweep: ...
+
+class Plan:
+    json: str
+    data: dict
+    table: pd.DataFrame
+    text: str
+    feasible: List[float]
+    least: Optional[float]
+
+def plan(scenario: Union[Scenario, dict, str, PathLike], knobs: Axes,
+         replications: Optional[int] = ..., search: bool = ...,
+         ties: Optional[Dict[str, str]] = ..., seed: Optional[int] = ...,
+         threads: int = ...) -> Plan: ...

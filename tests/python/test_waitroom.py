@@ -35,11 +35,15 @@ def cli(*args):
     return r.returncode, r.stdout, r.stderr
 
 
+def written(tmp_path, doc):
+    path = tmp_path / (doc["name"] + ".json")
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
 @pytest.fixture
 def small_file(tmp_path):
-    path = tmp_path / "small.json"
-    path.write_text(json.dumps(SMALL))
-    return str(path)
+    return written(tmp_path, SMALL)
 
 
 def test_a_run_is_the_clis_json_byte_for_byte(small_file):
@@ -361,3 +365,140 @@ def test_every_leaf_mutated_is_judged_as_the_cli_judges_it():
         else:
             assert got is None, (pointer, value, got)
     assert refused > 300  # 346 of them refused when written
+
+
+# SMALL with an SLA on the mean waits: it holds from a batch of 6 (30/s released against 40/s
+# arriving, patience keeping the queue short), not at 4.
+PLANNED = dict(SMALL, name="planned", sla={"confidence": 0.95, "replications": 3, "targets": [
+    {"class": "vip", "metric": "mean_wait_s", "max": 15},
+    {"class": "normal", "metric": "mean_wait_s", "max": 40}]})
+
+
+@pytest.fixture
+def planned_file(tmp_path):
+    return written(tmp_path, PLANNED)
+
+
+def test_sweep_is_the_clis_sweep(small_file, tmp_path):
+    csv = tmp_path / "sweep.csv"
+    code, out, err = cli("sweep", small_file, "--vary", "/release/batch=5:7", "--vary",
+                         "/classes/0/offset_ms=0:20000:10000", "--replications", "3", "--seed",
+                         "2", "--format", "json", "--csv", str(csv), "--quiet")
+    assert code == 0, err
+    s = waitroom.sweep(small_file, {"/release/batch": "5:7",
+                                    "/classes/0/offset_ms": [0, 10000, 20000]},
+                       replications=3, seed=2, threads=2)
+    assert s.json == out
+    pd.testing.assert_frame_equal(s.table, pd.read_csv(csv))
+    assert len(s.data["points"]) == 9
+    code, text, _ = cli("sweep", small_file, "--vary", "/release/batch=5:7", "--vary",
+                        "/classes/0/offset_ms=0:20000:10000", "--replications", "3", "--seed",
+                        "2", "--quiet")
+    assert str(s) == text
+    # The same grid on one thread: the same bytes.
+    assert waitroom.sweep(small_file, {"/release/batch": "5:7",
+                                       "/classes/0/offset_ms": [0, 10000, 20000]},
+                          replications=3, seed=2, threads=1).json == out
+
+
+def test_a_plan_is_the_clis_plan(planned_file, tmp_path):
+    csv = tmp_path / "plan.csv"
+    code, out, err = cli("plan", planned_file, "--knob", "/release/batch", "--range", "2:8:2",
+                         "--format", "json", "--csv", str(csv), "--quiet")
+    assert code == 0, err
+    p = waitroom.plan(planned_file, {"/release/batch": "2:8:2"}, threads=2)
+    assert p.json == out
+    pd.testing.assert_frame_equal(p.table, pd.read_csv(csv))
+    assert p.feasible == [v["values"]["/release/batch"] for v in p.data["points"]
+                          if v["sla_holds"]]
+    assert p.feasible == [6, 8] and p.least is None
+    code, text, _ = cli("plan", planned_file, "--knob", "/release/batch", "--range", "2:8:2",
+                        "--quiet")
+    assert str(p) == text
+
+
+def test_a_plan_with_ties_search_and_two_knobs_is_the_clis(planned_file):
+    for args, kwargs in [
+        (["--knob", "/release/batch", "--range", "6:14", "--search"],
+         dict(knobs={"/release/batch": "6:14"}, search=True)),
+        (["--knob", "/release/batch", "--range", "6:10:2", "--tie", "/classes/0/offset_ms=1000*x"],
+         dict(knobs={"/release/batch": "6:10:2"}, ties={"/classes/0/offset_ms": "1000*x"})),
+        (["--knob", "/release/batch", "--range", "7:9", "--knob", "/classes/0/offset_ms",
+          "--range", "0:20000:20000", "--replications", "2"],
+         dict(knobs={"/release/batch": "7:9", "/classes/0/offset_ms": "0:20000:20000"},
+              replications=2)),
+    ]:
+        code, out, err = cli("plan", planned_file, *args, "--seed", "6", "--format", "json",
+                             "--quiet")
+        assert code == 0, (args, err)
+        assert waitroom.plan(planned_file, seed=6, **kwargs).json == out, args
+
+
+def test_a_plan_past_its_grid_finds_the_clis_least_capacity(tmp_path):
+    # In users/s: a rate from 10 to 20 fails everywhere; 30/s (a batch of 6) holds.
+    rated = written(tmp_path, dict(PLANNED, name="rated", release={
+        "mode": "tick", "interval_ms": 200, "rate_per_s": 10}))
+    code, out, err = cli("plan", rated, "--knob", "/release/rate_per_s", "--range", "10:20:5",
+                         "--format", "json", "--quiet")
+    assert code == 0, err
+    p = waitroom.plan(rated, {"/release/rate_per_s": "10:20:5"})
+    assert p.json == out
+    assert p.feasible[0] == p.least and 20 < p.least <= 30  # past the grid, probes that hold
+    assert p.data["past_grid"]["found"] is True
+    assert "needs at least" in str(p)
+
+
+@pytest.mark.parametrize("call, where", [
+    (lambda f: waitroom.sweep(f, {"/release/batch": "9:3"}), "vary /release/batch"),
+    (lambda f: waitroom.sweep(f, {"/release/batch": [5, float("nan")]}), "vary /release/batch"),
+    (lambda f: waitroom.sweep(f, {"release/batch": "3:9"}), "vary release/batch"),
+    (lambda f: waitroom.sweep(f, {}), "vary"),
+    (lambda f: waitroom.sweep(f, {"/release/batch": "3:9"}, replications=1), "replications"),
+    (lambda f: waitroom.sweep(f, {"/release/batch": ["a"]}), "vary /release/batch"),
+    (lambda f: waitroom.plan(f, {"/release/batch": "3:9"}, ties={"/x": "x^2"}), "ties /x"),
+    (lambda f: waitroom.plan(f, {"/release/batch": "3:9", "/release/interval_ms": "100:200:100"},
+                             search=True), "search"),
+    (lambda f: waitroom.plan(f, {"/a": "1:2", "/b": "1:2", "/c": "1:2"}), "knobs"),
+])
+def test_bad_grids_raise(planned_file, call, where):
+    with pytest.raises(waitroom.ScenarioError) as e:
+        call(planned_file)
+    assert e.value.where.startswith(where), e.value.where
+
+
+def test_a_bad_grid_value_is_refused_as_the_cli_refuses_it(planned_file):
+    code, _, err = cli("plan", planned_file, "--knob", "/release/batch", "--range", "0:4:2",
+                       "--quiet")
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.plan(planned_file, {"/release/batch": "0:4:2"})
+    # The CLI names its flag, the module its argument; the point, expectation and finding agree.
+    assert err.strip().endswith(str(e.value).split(" at grid point ", 1)[1])
+    code, _, err = cli("plan", planned_file, "--knob", "/release/batch", "--range", "4:x",
+                       "--quiet")
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.plan(planned_file, {"/release/batch": "4:x"})
+    assert err.strip().split(": expected ", 1)[1] == str(e.value).split(": expected ", 1)[1]
+
+
+def test_a_plan_without_an_sla_raises_the_clis_message(small_file):
+    code, _, err = cli("plan", small_file, "--knob", "/release/batch", "--range", "4:8",
+                       "--quiet")
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.plan(small_file, {"/release/batch": "4:8"})
+    assert "waitroom: " + str(e.value) == err.strip()
+
+
+def test_ctrl_c_stops_a_long_sweep_promptly():
+    import _thread
+    # 40 points of an hour of the clinic, 4 replications each (about 10 s); Ctrl-C after 0.3 s
+    # stops it at the next point.
+    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 3600)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        waitroom.sweep(s, {"/release/batch": "5:44"}, replications=4, threads=2)
+    assert time.monotonic() - started < 3.0
+    timer.join()
