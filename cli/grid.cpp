@@ -58,7 +58,7 @@ void fill_tables(const std::vector<std::string>& paths, const std::vector<json>&
 }  // namespace
 
 models::point_loader point_loader(const common_args& a) {
-  return [&a](const std::vector<std::string>& assignments) {
+  return [a](const std::vector<std::string>& assignments) {
     common_args pa = a;
     pa.sets.insert(pa.sets.end(), assignments.begin(), assignments.end());
     return load(pa, a.scenario_path);

@@ -64,11 +64,11 @@ plan_state plan_prepare(const common_args& a) {
   if (a.search && axes.size() != 1)
     throw sim::input_error("--search", "one --knob (the search bisects along it)",
                            fmt::format("{} knobs", axes.size()));
+  // --replications overrides the sla block's count for every point.
+  const std::uint32_t reps = replications_or(a, base.sla->replications);
   const std::size_t total = models::planning::grid_size(axes);
   if (total > 100000)
     throw sim::input_error("--vary", "at most 100,000 grid points", std::to_string(total));
-  // --replications overrides the sla block's count for every point.
-  const std::uint32_t reps = replications_or(a, base.sla->replications);
   return models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps,
                               point_loader(a), a.seed);
 }
@@ -146,7 +146,7 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   // The search past the grid follows each verdict, so it runs here, as the unsharded plan ran
   // it: the same values on the same seed, the same bytes.
   setup.ran.assign(setup.points.size(), true);
-  models::search_past_grid(setup, threads_or_cores(a.threads), point_loader(a), a.seed);
+  models::search_past_grid(setup, point_loader(a), a.seed, {.threads = threads_or_cores(a.threads)});
   return plan_render(a, setup);
 }
 
@@ -154,12 +154,16 @@ int plan_command(const std::vector<std::string>& args) {
   common_args a = parse_args("plan", args, command_kind::plan);
   plan_state setup = plan_prepare(a);
   if (a.shard) return plan_shard(a, setup);
-  std::optional<progress> bar;  // when every value is simulated: a step each
-  models::simulate_plan(setup, a.search, threads_or_cores(a.threads), point_loader(a), a.seed, [&] {
-    if (!bar) bar.emplace(setup.grid_points, a.quiet);
-    bar->advance();
-  });
-  bar.reset();
+  std::optional<progress> bar;  // when every value is simulated: a step each, then gone
+  std::size_t done = 0;
+  models::simulate_plan(setup, a.search, point_loader(a), a.seed,
+                        {.threads = threads_or_cores(a.threads),
+                         .on_sweep = [&] { bar.emplace(setup.grid_points, a.quiet); },
+                         .on_point =
+                             [&] {
+                               bar->advance();
+                               if (++done == setup.grid_points) bar.reset();
+                             }});
   return plan_render(a, setup);
 }
 

@@ -98,15 +98,18 @@ void interruptible(const std::function<void(const std::atomic<bool>& stop)>& wor
       finished.set_exception(std::current_exception());
     }
   });
-  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+  bool interrupted = false;
+  while (!interrupted &&
+         done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
     py::gil_scoped_acquire locked;
-    if (PyErr_CheckSignals() != 0) {
-      stop = true;
-      worker.join();
-      throw py::error_already_set();
-    }
+    interrupted = PyErr_CheckSignals() != 0;  // KeyboardInterrupt set: raised below
   }
-  worker.join();
+  if (interrupted) stop = true;
+  worker.join();  // without the GIL: other Python threads run while the work winds down
+  if (interrupted) {
+    py::gil_scoped_acquire locked;
+    throw py::error_already_set();
+  }
   done.get();  // an error of the work, rethrown here
 }
 
@@ -234,8 +237,14 @@ std::vector<models::planning::axis> grid_axes(const std::vector<axis_spec>& spec
       throw sim::input_error(where,
                              fmt::format("from 1 to {} values", models::planning::max_axis_values),
                              std::to_string(values.size()));
-    for (const double v : values)
-      if (!std::isfinite(v)) throw sim::input_error(where, "finite numbers", fmt::format("{}", v));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i]))
+        throw sim::input_error(where, "finite numbers", fmt::format("{}", values[i]));
+      // Ascending, as a range's: the bisection and the plan's "from .. to" assume it.
+      if (i > 0 && !(values[i] > values[i - 1]))
+        throw sim::input_error(where, "values in ascending order, each once",
+                               fmt::format("{} after {}", values[i], values[i - 1]));
+    }
     axes.push_back({pointer, values, where});
   }
   const std::size_t total = models::planning::grid_size(axes);
@@ -270,12 +279,11 @@ std::tuple<std::string, std::string, std::string> sweep(
   std::tuple<std::string, std::string, std::string> out;
   py::gil_scoped_release unlocked;
   interruptible([&](const std::atomic<bool>& stop) {
-    auto points = models::grid_points(axes, {}, python_loader(text, name, base_dir, stop),
-                                      seed.value_or(base.seed));
-    for (auto& p : points) {
-      if (stop) throw models::replications_stopped();
-      models::run_replications(p, replications, threads_or_cores(threads));
-    }
+    // A point keeps its own seed unless `seed` is given (an axis may be /seed itself).
+    auto points =
+        models::grid_points(axes, {}, python_loader(text, name, base_dir, stop), seed);
+    for (auto& p : points)
+      models::run_replications(p, replications, threads_or_cores(threads), &stop);
     out = {reports::sweep_json(axes, points, replications, version).dump(2) + "\n",
            reports::grid_csv(axes, points), reports::sweep_table(axes, points, replications)};
   });
@@ -286,7 +294,7 @@ std::tuple<std::string, std::string, std::string> sweep(
 // (`ties`: pointers set from the first knob, {pointer, EXPR in x}), each value run
 // `replications` times (0: the sla block's), every value or with `search` the bisection's,
 // and past the grid for a capacity knob that nowhere holds.
-std::tuple<std::string, std::string, std::string> plan(
+std::tuple<std::string, std::string, std::string, std::vector<double>> plan(
     const std::string& text, const std::string& name, const std::string& base_dir,
     const std::vector<axis_spec>& specs,
     const std::vector<std::pair<std::string, std::string>>& tie_specs, std::uint32_t replications,
@@ -311,18 +319,17 @@ std::tuple<std::string, std::string, std::string> plan(
     tie_texts.push_back(pointer + "=" + expr);
   }
   const std::uint32_t reps = replications ? replications : base.sla->replications;
-  const std::uint64_t common = seed.value_or(base.seed);
-  std::tuple<std::string, std::string, std::string> out;
+  const std::uint64_t json_seed = seed.value_or(base.seed);
+  std::tuple<std::string, std::string, std::string, std::vector<double>> out;
   py::gil_scoped_release unlocked;
   interruptible([&](const std::atomic<bool>& stop) {
     const auto load = python_loader(text, name, base_dir, stop);
     auto state =
-        models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps, load, common);
-    models::simulate_plan(state, search, threads_or_cores(threads), load, common, [&] {
-      if (stop) throw models::replications_stopped();
-    });
-    out = {reports::plan_json(state, common, tie_texts, version).dump(2) + "\n",
-           reports::plan_csv(state), reports::plan_text(state)};
+        models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps, load, seed);
+    models::simulate_plan(state, search, load, seed,
+                          {.threads = threads_or_cores(threads), .stop = &stop});
+    out = {reports::plan_json(state, json_seed, tie_texts, version).dump(2) + "\n",
+           reports::plan_csv(state), reports::plan_text(state), models::plan_feasible(state)};
   });
   return out;
 }

@@ -9,6 +9,7 @@
 #include "models/planning/first_guess.hpp"
 #include "models/planning/pareto.hpp"
 #include "models/room/room.hpp"
+#include "models/run/replicate.hpp"
 #include "models/scenario/scenario.hpp"
 #include "models/sla/sla.hpp"
 #include "sim/input_error.hpp"
@@ -76,19 +77,28 @@ std::vector<grid_point> grid_points(const std::vector<axis>& axes,
   return out;
 }
 
-void run_replications(grid_point& p, const std::vector<std::uint32_t>& which, unsigned threads) {
+void run_replications(grid_point& p, const std::vector<std::uint32_t>& which, unsigned threads,
+                      const std::atomic<bool>* stop) {
   std::vector<metric_table> tables(which.size());
   const auto& s = p.scenario;
   sim::parallel_for(which.size(), threads, [&](std::size_t k) {
-    tables[k] = tabulate(run_scenario(s, s.seed, which[k]));
+    if (!stop) {
+      tables[k] = tabulate(run_scenario(s, s.seed, which[k]));
+      return;
+    }
+    if (stop->load(std::memory_order_relaxed)) throw replications_stopped();
+    tables[k] = tabulate(run_scenario(s, s.seed, which[k], [stop](double, auto, auto) {
+      if (stop->load(std::memory_order_relaxed)) throw replications_stopped();
+    }));
   });
   p.tables = std::move(tables);
 }
 
-void run_replications(grid_point& p, std::uint32_t reps, unsigned threads) {
+void run_replications(grid_point& p, std::uint32_t reps, unsigned threads,
+                      const std::atomic<bool>* stop) {
   std::vector<std::uint32_t> all(reps);
   for (std::uint32_t r = 0; r < reps; ++r) all[r] = r;
-  run_replications(p, all, threads);
+  run_replications(p, all, threads, stop);
 }
 
 bool integer_knob(const scenario& base, const std::string& pointer) {
@@ -119,26 +129,28 @@ plan_state prepare_plan(std::vector<axis> axes, std::vector<grid_tie> ties, scen
   return p;
 }
 
-void simulate_plan(plan_state& p, bool bisect, unsigned threads, const point_loader& load,
-                   std::optional<std::uint64_t> seed, const std::function<void()>& on_point) {
+void simulate_plan(plan_state& p, bool bisect, const point_loader& load,
+                   std::optional<std::uint64_t> seed, const plan_run& how) {
   auto simulate = [&](std::size_t i) {
     if (!p.ran[i]) {
-      run_replications(p.points[i], p.reps, threads);
+      run_replications(p.points[i], p.reps, how.threads, how.stop);
       p.ran[i] = true;
     }
     return planning::point_holds(p.points[i]);
   };
   if (bisect) p.search = planning::search_feasible(p.guess, simulate);
-  if (!p.search || p.search->kind != planning::search_kind::bisected)
+  if (!p.search || p.search->kind != planning::search_kind::bisected) {
+    if (how.on_sweep) how.on_sweep();
     for (std::size_t i = 0; i < p.points.size(); ++i) {
       simulate(i);
-      if (on_point) on_point();
+      if (how.on_point) how.on_point();
     }
-  search_past_grid(p, threads, load, seed);
+  }
+  search_past_grid(p, load, seed, how);
 }
 
-void search_past_grid(plan_state& p, unsigned threads, const point_loader& load,
-                      std::optional<std::uint64_t> seed) {
+void search_past_grid(plan_state& p, const point_loader& load, std::optional<std::uint64_t> seed,
+                      const plan_run& how) {
   if (p.axes.size() != 1) return;
   const auto& ax = p.axes[0];
   const auto unit = planning::capacity_unit(ax.pointer);
@@ -154,7 +166,7 @@ void search_past_grid(plan_state& p, unsigned threads, const point_loader& load,
       planning::least_capacity(top, integer_knob(p.base, ax.pointer), [&](double v) {
         const std::vector<axis> one{{ax.pointer, {v}, "past the grid: " + ax.pointer}};
         auto pt = grid_points(one, p.ties, load, seed);
-        run_replications(pt.front(), p.reps, threads);
+        run_replications(pt.front(), p.reps, how.threads, how.stop);
         probes.push_back(std::move(pt.front()));
         return planning::point_holds(probes.back());
       });
@@ -169,6 +181,21 @@ void search_past_grid(plan_state& p, unsigned threads, const point_loader& load,
   p.capacity = outcome;
   p.capacity_unit = *unit;
   if (ax.pointer == "/release/rate_per_s") p.fluid_bound = planning::fluid_least_rate(p.base);
+}
+
+std::vector<double> plan_feasible(const plan_state& p) {
+  std::vector<double> out;
+  if (p.axes.size() != 1) return out;
+  const bool bisected = p.search && p.search->kind == planning::search_kind::bisected;
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    if (bisected && i < p.grid_points) {  // the interval stands for the values it skipped
+      if (i >= p.search->left && i <= p.search->right) out.push_back(p.points[i].values[0]);
+    } else if (p.ran[i] && planning::point_holds(p.points[i])) {
+      out.push_back(p.points[i].values[0]);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<bool> plan_front(const plan_state& p) {

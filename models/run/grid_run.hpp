@@ -4,6 +4,7 @@
 // simulation of its grid (every value, or the bisection from the closed form's first guess)
 // and, for a capacity knob no value of which holds, past the grid's top. The program and the
 // Python module both plan through here, so they simulate the same values.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -37,11 +38,13 @@ std::vector<planning::grid_point> grid_points(const std::vector<planning::axis>&
                                               std::optional<std::uint64_t> seed);
 
 // Replications `which` of point p on `threads` threads: p.tables holds one metric table per
-// replication in `which`, in that order.
+// replication in `which`, in that order. When `stop` (optional) becomes true, every running
+// replication ends at its next sample and replications_stopped is thrown (a caller's Ctrl-C).
 void run_replications(planning::grid_point& p, const std::vector<std::uint32_t>& which,
-                      unsigned threads);
+                      unsigned threads, const std::atomic<bool>* stop = nullptr);
 // Replications 0 .. reps - 1 of point p.
-void run_replications(planning::grid_point& p, std::uint32_t reps, unsigned threads);
+void run_replications(planning::grid_point& p, std::uint32_t reps, unsigned threads,
+                      const std::atomic<bool>* stop = nullptr);
 
 // A knob the scenario holds as a whole number (batch, slots): its default step is whole too.
 bool integer_knob(const scenario& base, const std::string& pointer);
@@ -69,15 +72,28 @@ plan_state prepare_plan(std::vector<planning::axis> axes, std::vector<grid_tie> 
                         std::uint32_t reps, const point_loader& load,
                         std::optional<std::uint64_t> seed);
 
-// Simulates the plan: every grid value (`on_point` after each), or with `bisect` the values
-// the bisection needs (every value when it cannot bisect); then past the grid.
-void simulate_plan(plan_state& p, bool bisect, unsigned threads, const point_loader& load,
-                   std::optional<std::uint64_t> seed, const std::function<void()>& on_point = {});
+// How a plan is simulated: on `threads` threads; `on_sweep` before the first value when every
+// value is simulated (not after a bisection), `on_point` after each of those; `stop` as for
+// run_replications, checked at every value.
+struct plan_run {
+  unsigned threads = 1;
+  std::function<void()> on_sweep, on_point;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// Simulates the plan: every grid value, or with `bisect` the values the bisection needs
+// (every value when it cannot bisect); then past the grid.
+void simulate_plan(plan_state& p, bool bisect, const point_loader& load,
+                   std::optional<std::uint64_t> seed, const plan_run& how);
 
 // No value of the grid simulated meets every SLA and its one knob adds capacity: simulates
 // past the grid's top for the least value that does (points appended, marked ran).
-void search_past_grid(plan_state& p, unsigned threads, const point_loader& load,
-                      std::optional<std::uint64_t> seed);
+void search_past_grid(plan_state& p, const point_loader& load, std::optional<std::uint64_t> seed,
+                      const plan_run& how);
+
+// The values of a one-knob plan where every SLA holds, ascending: the bisected interval's
+// grid values, or those simulated that hold; then those past the grid that hold.
+std::vector<double> plan_feasible(const plan_state& p);
 
 // A one-knob plan's points on the front of the first two classes' mean waits (all false for
 // two knobs).

@@ -372,7 +372,8 @@ class Sweep(_Grid):
 def sweep(scenario, vary, replications=5, seed=None, threads=0):
     """Runs every point of the grid `vary` spans, {pointer: "START:STOP[:STEP]" or [values]}
     (the first pointer outermost), `replications` times each on one seed (common random
-    numbers), as `waitroom sweep --vary` does. Ctrl-C stops it at the next point."""
+    numbers; a /seed axis gives each point its own), as `waitroom sweep --vary` does. Ctrl-C
+    stops it, and every replication running, at the next sample."""
     scenario = _scenario(scenario)
     axes = _axes("vary", vary)
     _whole("replications", replications, 2)
@@ -387,14 +388,13 @@ class Plan(_Grid):
     """The settings where every SLA holds, as `waitroom plan` finds them: `json`, `data`,
     `table` (the CLI's `--csv` of the values simulated) and `text` (the CLI's table with its
     verdict lines) as for a Sweep; `feasible` the values of a one-knob plan where every SLA
-    holds; `least` the least capacity the search past the grid found (None when it did not
+    holds, ascending (after a bisection, every grid value in the interval it found; then
+    those past the grid that hold); `least` the least capacity the search past the grid found (None when it did not
     run or found none)."""
 
     def __init__(self, parts):
-        super().__init__(parts)
-        axes = self.data["axes"]
-        self.feasible = sorted(p["values"][axes[0]] for p in self.data["points"]
-                               if len(axes) == 1 and p.get("sla_holds"))
+        super().__init__(parts[:3])
+        self.feasible = list(parts[3])
         past = self.data.get("past_grid") or {}
         self.least = past.get("least")
 
@@ -408,7 +408,8 @@ def plan(scenario, knobs, replications=None, search=False, ties=None, seed=None,
     sla block's count unless given), every value or with `search` the bisection from the
     closed form's first guess; `ties` {pointer: "EXPR in x"} set other keys from the first
     knob (`--tie`). For a capacity knob where no value holds it searches past the grid for
-    the least that does. Ctrl-C stops it at the next value."""
+    the least that does. Ctrl-C stops it, and every replication running, at the next
+    sample."""
     scenario = _scenario(scenario)
     axes = _axes("knobs", knobs)
     if replications is not None:

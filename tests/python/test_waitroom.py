@@ -455,6 +455,8 @@ def test_a_plan_past_its_grid_finds_the_clis_least_capacity(tmp_path):
     (lambda f: waitroom.sweep(f, {}), "vary"),
     (lambda f: waitroom.sweep(f, {"/release/batch": "3:9"}, replications=1), "replications"),
     (lambda f: waitroom.sweep(f, {"/release/batch": ["a"]}), "vary /release/batch"),
+    (lambda f: waitroom.plan(f, {"/release/batch": [6, 4, 8]}), "knobs /release/batch"),
+    (lambda f: waitroom.plan(f, {"/release/batch": [4, 4]}), "knobs /release/batch"),
     (lambda f: waitroom.plan(f, {"/release/batch": "3:9"}, ties={"/x": "x^2"}), "ties /x"),
     (lambda f: waitroom.plan(f, {"/release/batch": "3:9", "/release/interval_ms": "100:200:100"},
                              search=True), "search"),
@@ -500,5 +502,36 @@ def test_ctrl_c_stops_a_long_sweep_promptly():
     timer.start()
     with pytest.raises(KeyboardInterrupt):
         waitroom.sweep(s, {"/release/batch": "5:44"}, replications=4, threads=2)
+    assert time.monotonic() - started < 3.0
+    timer.join()
+
+
+def test_a_seed_axis_gives_each_point_its_own_seed(small_file):
+    code, out, err = cli("sweep", small_file, "--vary", "/seed=1:3", "--replications", "2",
+                         "--format", "json", "--quiet")
+    assert code == 0, err
+    s = waitroom.sweep(small_file, {"/seed": "1:3"}, replications=2)
+    assert s.json == out
+    means = s.table.query("metric == 'mean_wait_s' and `class` == 'all'")["estimate"]
+    assert means.nunique() == 3  # three seeds, three different samples
+
+
+def test_a_bisected_plans_feasible_values_are_its_interval(planned_file):
+    full = waitroom.plan(planned_file, {"/release/batch": "2:14"}, seed=6)
+    bisected = waitroom.plan(planned_file, {"/release/batch": "2:14"}, search=True, seed=6)
+    assert bisected.data["search"] and len(bisected.data["points"]) < 13
+    assert bisected.feasible == full.feasible == list(range(6, 15))
+
+
+def test_ctrl_c_stops_a_bisecting_plan_promptly():
+    import _thread
+    # The clinic for 10 hours a value (4 replications, about a second each); the bisection
+    # calls nothing back, so the stop reaches the replications themselves.
+    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 36000)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        waitroom.plan(s, {"/release/batch": "4:40"}, search=True, replications=4, threads=2)
     assert time.monotonic() - started < 3.0
     timer.join()
