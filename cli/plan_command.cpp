@@ -146,7 +146,9 @@ int merge_plan(const common_args& m, const std::vector<std::string>& paths,
   // The search past the grid follows each verdict, so it runs here, as the unsharded plan ran
   // it: the same values on the same seed, the same bytes.
   setup.ran.assign(setup.points.size(), true);
-  models::search_past_grid(setup, point_loader(a), a.seed, {.threads = threads_or_cores(a.threads)});
+  models::plan_run how;
+  how.threads = threads_or_cores(a.threads);
+  models::search_past_grid(setup, point_loader(a), a.seed, how);
   return plan_render(a, setup);
 }
 
@@ -163,7 +165,8 @@ int plan_command(const std::vector<std::string>& args) {
                              [&] {
                                bar->advance();
                                if (++done == setup.grid_points) bar.reset();
-                             }});
+                             },
+                         .stop = nullptr});
   return plan_render(a, setup);
 }
 

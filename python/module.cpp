@@ -280,8 +280,7 @@ std::tuple<std::string, std::string, std::string> sweep(
   py::gil_scoped_release unlocked;
   interruptible([&](const std::atomic<bool>& stop) {
     // A point keeps its own seed unless `seed` is given (an axis may be /seed itself).
-    auto points =
-        models::grid_points(axes, {}, python_loader(text, name, base_dir, stop), seed);
+    auto points = models::grid_points(axes, {}, python_loader(text, name, base_dir, stop), seed);
     for (auto& p : points)
       models::run_replications(p, replications, threads_or_cores(threads), &stop);
     out = {reports::sweep_json(axes, points, replications, version).dump(2) + "\n",
@@ -326,8 +325,10 @@ std::tuple<std::string, std::string, std::string, std::vector<double>> plan(
     const auto load = python_loader(text, name, base_dir, stop);
     auto state =
         models::prepare_plan(std::move(axes), std::move(ties), std::move(base), reps, load, seed);
-    models::simulate_plan(state, search, load, seed,
-                          {.threads = threads_or_cores(threads), .stop = &stop});
+    models::plan_run how;
+    how.threads = threads_or_cores(threads);
+    how.stop = &stop;
+    models::simulate_plan(state, search, load, seed, how);
     out = {reports::plan_json(state, json_seed, tie_texts, version).dump(2) + "\n",
            reports::plan_csv(state), reports::plan_text(state), models::plan_feasible(state)};
   });

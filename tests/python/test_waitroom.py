@@ -17,6 +17,7 @@ import waitroom
 BINARY = os.environ["WAITROOM_BINARY"]
 SOURCE = os.environ["WAITROOM_SOURCE_DIR"]
 CLINIC = os.path.join(SOURCE, "scenarios", "clinic.json")
+MMC = os.path.join(SOURCE, "scenarios", "mmc_validation.json")
 
 # Small: 2 classes, 2 minutes at 40/s, 30/s released, patience: a queue that builds and drains.
 SMALL = {
@@ -516,22 +517,31 @@ def test_a_seed_axis_gives_each_point_its_own_seed(small_file):
     assert means.nunique() == 3  # three seeds, three different samples
 
 
-def test_a_bisected_plans_feasible_values_are_its_interval(planned_file):
-    full = waitroom.plan(planned_file, {"/release/batch": "2:14"}, seed=6)
-    bisected = waitroom.plan(planned_file, {"/release/batch": "2:14"}, search=True, seed=6)
-    assert bisected.data["search"] and len(bisected.data["points"]) < 13
-    assert bisected.feasible == full.feasible == list(range(6, 15))
+def test_a_bisected_plans_feasible_values_are_its_interval():
+    # M/M/4 (docs/planning.md): Erlang C's first guess, then bisection; the values it skipped
+    # inside the interval it found are feasible too.
+    mmc = waitroom.load(MMC).set("/run/horizon_s", 20000)
+    code, text, err = cli("plan", MMC, "--set", "/run/horizon_s=20000", "--knob",
+                          "/arrivals/rate_per_s", "--range", "0.5:3.9:0.2", "--search", "--quiet")
+    assert code == 0, err
+    p = waitroom.plan(mmc, {"/arrivals/rate_per_s": "0.5:3.9:0.2"}, search=True)
+    assert str(p) == text
+    assert len(p.data["points"]) < 18  # simulated: fewer than the grid's values
+    found = text.split("every SLA holds for /arrivals/rate_per_s from ", 1)[1].split(" (")[0]
+    low, high = (float(x) for x in found.split(" to "))
+    grid = [round(0.5 + 0.2 * i, 9) for i in range(18)]
+    assert p.feasible == [v for v in grid if low <= v <= high]
 
 
 def test_ctrl_c_stops_a_bisecting_plan_promptly():
     import _thread
-    # The clinic for 10 hours a value (4 replications, about a second each); the bisection
-    # calls nothing back, so the stop reaches the replications themselves.
-    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 36000)
+    # The M/M/4 for 2,000,000 s a value (several seconds); the bisection calls nothing back,
+    # so the stop reaches the replications themselves.
+    s = waitroom.load(MMC).set("/run/horizon_s", 2000000)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        waitroom.plan(s, {"/release/batch": "4:40"}, search=True, replications=4, threads=2)
+        waitroom.plan(s, {"/arrivals/rate_per_s": "0.5:3.9:0.1"}, search=True, threads=2)
     assert time.monotonic() - started < 3.0
     timer.join()
