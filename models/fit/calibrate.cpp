@@ -16,6 +16,7 @@
 #include "models/json/distribution_json.hpp"
 #include "sim/input_error.hpp"
 #include "sim/random.hpp"
+#include "sim/sample_quantile.hpp"
 
 namespace waitroom::models::fit {
 
@@ -322,9 +323,7 @@ json fit_json(const calibration& c) {
     if (!cl.released_waits_s.empty()) {
       std::vector<double> w = cl.released_waits_s;
       std::sort(w.begin(), w.end());
-      for (int q = 0; q <= 100; ++q)
-        quantiles.push_back(w[static_cast<std::size_t>(
-            std::llround(q / 100.0 * static_cast<double>(w.size() - 1)))]);
+      for (int q = 0; q <= 100; ++q) quantiles.push_back(sim::sorted_quantile(w, q / 100.0));
     }
     k["released_wait_percentiles_s"] = quantiles;
     classes.push_back(k);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/spec/sla_spec.hpp"
 #include "sim/confidence.hpp"
+#include "sim/sample_quantile.hpp"
 
 namespace waitroom::models::fit {
 
@@ -11,14 +13,6 @@ namespace {
 
 constexpr sla_metric checked[] = {sla_metric::mean_wait_s, sla_metric::p50_wait_s,
                                   sla_metric::p95_wait_s, sla_metric::abandoned_share};
-
-// The realised q-quantile: the smallest wait at least a share q of the users waited at most.
-double quantile(std::vector<double> waits, double q) {
-  const auto k =
-      static_cast<std::size_t>(std::max(0.0, std::ceil(q * static_cast<double>(waits.size())) - 1));
-  std::nth_element(waits.begin(), waits.begin() + static_cast<std::ptrdiff_t>(k), waits.end());
-  return waits[k];
-}
 
 double realised(const class_calibration& cl, sla_metric m) {
   const auto& w = cl.released_waits_s;
@@ -29,9 +23,10 @@ double realised(const class_calibration& cl, sla_metric m) {
       return sum / static_cast<double>(w.size());
     }
     case sla_metric::p50_wait_s:
-      return quantile(w, 0.50);
-    case sla_metric::p95_wait_s:
-      return quantile(w, 0.95);
+    case sla_metric::p95_wait_s: {
+      std::vector<double> copy = w;
+      return sim::sample_quantile(copy, *quantile_of(m));
+    }
     default:  // abandoned_share
       return static_cast<double>(cl.gave_up) / static_cast<double>(cl.users);
   }

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "models/spec/sla_spec.hpp"
+#include "sim/sample_quantile.hpp"
+
 namespace waitroom::models::planning {
 
 namespace {
@@ -17,31 +20,6 @@ struct decimal_step {
   }
   double multiple_at_most(double v) const { return std::floor(v / size() + 1e-9); }
 };
-
-// The quantile q of the sample (sorted in place, order statistic at floor(q n)).
-double sample_quantile(std::vector<double>& v, double q) {
-  const auto k =
-      std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-std::optional<double> metric_quantile(sla_metric m) {
-  switch (m) {
-    case sla_metric::p50_wait_s:
-      return 0.50;
-    case sla_metric::p90_wait_s:
-      return 0.90;
-    case sla_metric::p95_wait_s:
-      return 0.95;
-    case sla_metric::p99_wait_s:
-      return 0.99;
-    case sla_metric::p999_wait_s:
-      return 0.999;
-    default:
-      return std::nullopt;
-  }
-}
 
 }  // namespace
 
@@ -120,7 +98,7 @@ fluid_waits fluid_wait(const std::vector<sim::rate_segment>& segments, double sh
     sum += waits.back();
   }
   if (waits.empty()) return {};
-  return {sum / static_cast<double>(waits.size()), sample_quantile(waits, q)};
+  return {sum / static_cast<double>(waits.size()), sim::sample_quantile(waits, q)};
 }
 
 std::optional<double> fluid_least_rate(const scenario& s) {
@@ -135,7 +113,7 @@ std::optional<double> fluid_least_rate(const scenario& s) {
   const double start = s.release.first_tick_s.value_or(s.release.interval.seconds());
   std::optional<double> bound;
   for (const auto& t : s.sla->targets) {
-    if (!t.max || (t.metric != sla_metric::mean_wait_s && !metric_quantile(t.metric))) continue;
+    if (!t.max || (t.metric != sla_metric::mean_wait_s && !quantile_of(t.metric))) continue;
     double share = 1;
     bool patient = true;
     for (std::size_t c = 0; c < s.classes.size(); ++c)
@@ -143,7 +121,7 @@ std::optional<double> fluid_least_rate(const scenario& s) {
         patient = patient && !s.classes[c].patience_s;
     if (t.user_class >= 0) share = s.classes[static_cast<std::size_t>(t.user_class)].share / shares;
     if (!patient || !(share > 0)) continue;
-    const double q = metric_quantile(t.metric).value_or(0.5);
+    const double q = quantile_of(t.metric).value_or(0.5);
     auto wait = [&](double rate) {
       const auto w = fluid_wait(s.arrivals.segments, share, start, rate, q);
       return t.metric == sla_metric::mean_wait_s ? w.mean_s : w.quantile_s;

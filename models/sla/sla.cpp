@@ -27,6 +27,23 @@ bool needs_backend(sla_metric m) {
   return m == sla_metric::backend_p95_rt_s || m == sla_metric::backend_error_rate;
 }
 
+std::optional<double> quantile_of(sla_metric m) {
+  switch (m) {
+    case sla_metric::p50_wait_s:
+      return 0.5;
+    case sla_metric::p90_wait_s:
+      return 0.9;
+    case sla_metric::p95_wait_s:
+      return 0.95;
+    case sla_metric::p99_wait_s:
+      return 0.99;
+    case sla_metric::p999_wait_s:
+      return 0.999;
+    default:
+      return std::nullopt;
+  }
+}
+
 bool is_share(sla_metric m) {
   switch (m) {
     case sla_metric::refused_share:
@@ -62,23 +79,6 @@ constexpr double unbounded = std::numeric_limits<double>::infinity();
 
 const wait_stats& waits_of(const room_result& r, std::int32_t user_class) {
   return user_class < 0 ? r.overall : r.by_class[static_cast<std::size_t>(user_class)];
-}
-
-std::optional<double> quantile_of(sla_metric m) {
-  switch (m) {
-    case sla_metric::p50_wait_s:
-      return 0.5;
-    case sla_metric::p90_wait_s:
-      return 0.9;
-    case sla_metric::p95_wait_s:
-      return 0.95;
-    case sla_metric::p99_wait_s:
-      return 0.99;
-    case sla_metric::p999_wait_s:
-      return 0.999;
-    default:
-      return std::nullopt;
-  }
 }
 
 // A share of the users the statistics count (after warm-up); none when there are none.

@@ -36,6 +36,8 @@ bool needs_polling(sla_metric m);
 bool needs_backend(sla_metric m);
 // Metrics that are a share or a rate of users or requests, within [0, 1].
 bool is_share(sla_metric m);
+// The quantile a percentile wait metric stands for (p95_wait_s: 0.95); none for the others.
+std::optional<double> quantile_of(sla_metric m);
 
 struct sla_target {
   std::int32_t user_class = -1;  // -1: all users

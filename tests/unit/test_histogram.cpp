@@ -7,6 +7,7 @@
 #include "sim/histogram.hpp"
 #include "sim/moments.hpp"
 #include "sim/random.hpp"
+#include "sim/sample_quantile.hpp"
 
 using namespace waitroom::sim;
 
@@ -176,4 +177,37 @@ TEST(Histogram, CompactKeepsEveryFigureInTheNonEmptyBucketsOnly) {
   empty.compact();
   EXPECT_EQ(empty.quantile(0.5), 0.0);
   EXPECT_EQ(empty.memory_bytes(), 0u);
+}
+
+TEST(SampleQuantile, IsTheHistogramsNearestRank) {
+  // A sample's quantile and a histogram's of the same values agree exactly where every
+  // value has its own bucket (below 256), at every q from 0 to 1 by 0.01 and at the
+  // edges of each rank (q n whole).
+  rng r(17);
+  for (std::size_t n : {1u, 2u, 7u, 100u, 1001u}) {
+    std::vector<double> sample;
+    log_histogram h;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::int64_t>(r.uniform01() * 255);
+      sample.push_back(static_cast<double>(v));
+      h.add(v);
+    }
+    std::vector<double> sorted = sample;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> qs;
+    for (int k = 0; k <= 100; ++k) qs.push_back(k / 100.0);
+    for (std::size_t rank = 1; rank <= n; ++rank)
+      qs.push_back(static_cast<double>(rank) / static_cast<double>(n));
+    for (double q : qs) {
+      std::vector<double> copy = sample;
+      EXPECT_EQ(sample_quantile(copy, q), h.quantile(q)) << "n " << n << " q " << q;
+      EXPECT_EQ(sorted_quantile(sorted, q), h.quantile(q)) << "n " << n << " q " << q;
+    }
+  }
+  // By hand: 1..10, the 5th smallest at the median, the 10th at the 95th percentile.
+  std::vector<double> ten{10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  EXPECT_EQ(sample_quantile(ten, 0.5), 5.0);
+  EXPECT_EQ(sample_quantile(ten, 0.95), 10.0);
+  EXPECT_EQ(sample_quantile(ten, 0.9), 9.0);
+  EXPECT_EQ(sample_quantile(ten, 0.0), 1.0);
 }
