@@ -362,8 +362,8 @@ class _Grid:
 class Sweep(_Grid):
     """A grid of settings run as `waitroom sweep` runs it: `json` is the CLI's JSON text,
     `data` the same parsed, `table` a DataFrame of the CLI's `--csv` (a row per point, class
-    and metric: the axes' pointers, class, metric, estimate, ci_low, ci_high, and each SLA
-    target's verdict when the scenario has one), `text` the CLI's table."""
+    and metric: the axes' pointers, class, metric, estimate, ci_low, ci_high; each SLA
+    target's verdict is in `data`), `text` the CLI's table."""
 
     def __repr__(self):
         return "waitroom.Sweep({} point(s))".format(len(self.data["points"]))
