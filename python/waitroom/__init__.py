@@ -92,8 +92,12 @@ class Scenario:
 def load(path_or_dict, name=None):
     """A scenario from a JSON file's path or a dict (validated)."""
     if isinstance(path_or_dict, dict):
-        return Scenario(copy.deepcopy(path_or_dict), name or path_or_dict.get("name", "scenario"),
-                        ".")
+        name = name if name is not None else path_or_dict.get("name", "scenario")
+        if not isinstance(name, str):
+            raise ScenarioError("name: expected a string (the scenario's name in messages), "
+                                "found {!r}".format(name), "name",
+                                "a string (the scenario's name in messages)", repr(name))
+        return Scenario(copy.deepcopy(path_or_dict), name or "scenario", ".")
     path = os.fspath(path_or_dict)
     try:
         with open(path, "rb") as f:
@@ -155,6 +159,8 @@ class Result:
         released, abandoned, wait_mean_s, wait_p50_s ... wait_max_s, ...). Replications: per
         metric its estimate and `<metric>_ci_low`, `<metric>_ci_high` (95%)."""
         table = pd.read_csv(io.StringIO(_ext.run_csv(self.json)))
+        # A scenario whose one class is named `all` has its rows twice (the class and everyone).
+        table = table.drop_duplicates(ignore_index=True)
         if "metric" not in table.columns:
             return table.set_index("class")
         order = list(dict.fromkeys(table["class"]))
@@ -190,11 +196,17 @@ def _scenario(scenario):
     return scenario if isinstance(scenario, Scenario) else load(scenario)
 
 
+# The CLI's bounds: --replications 1..100000, --threads up to 1024, --seed up to 2^53.
+_MOST = {"replications": 100000, "threads": 1024, "seed": 2 ** 53}
+
+
 def _whole(arg, value, least):
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+    most = _MOST[arg]
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
         raise ScenarioError(
-            "{}: expected a whole number from {}, found {!r}".format(arg, least, value), arg,
-            "a whole number from {}".format(least), repr(value))
+            "{}: expected a whole number from {} to {}, found {!r}".format(
+                arg, least, most, value), arg,
+            "a whole number from {} to {}".format(least, most), repr(value))
 
 
 def run(scenario, seed=None, replications=1, threads=0, progress=None):
@@ -211,6 +223,12 @@ def run(scenario, seed=None, replications=1, threads=0, progress=None):
     if progress is not None and not callable(progress):
         raise ScenarioError("progress: expected a callable, found " + type(progress).__name__,
                             "progress", "a callable", type(progress).__name__)
+    if progress is not None and replications > 1:
+        raise ScenarioError(
+            "progress: expected a single run (replications report no progress), found {} "
+            "replications".format(replications), "progress",
+            "a single run (replications report no progress)",
+            "{} replications".format(replications))
     return Result(_ext.run(_dumps(scenario._doc), scenario.name, scenario.base_dir, seed,
                            replications, threads, progress), scenario._doc.get("name", ""))
 
@@ -283,7 +301,12 @@ def compare(scenario, variants, seed=None, replications=10, threads=0):
             raise ScenarioError(
                 "variants/{}: expected {{pointer: value, ...}}, found {!r}".format(name, changes),
                 "variants/" + name, "{pointer: value, ...}", repr(changes))
-        v = Scenario(copy.deepcopy(base._doc), base.name, base.base_dir).set(changes)
+        try:
+            v = Scenario(copy.deepcopy(base._doc), base.name, base.base_dir).set(changes)
+        except ScenarioError as e:  # which variant, then where in it
+            raise ScenarioError("variants/{}: {}".format(name, e.message),
+                                "variants/{}: {}".format(name, e.where), e.expected,
+                                e.found) from None
         pairs.append((name, _dumps(v._doc)))
     return Comparison(_ext.compare(base.name, pairs, base.base_dir, seed, replications, threads))
 
@@ -338,9 +361,9 @@ def _axes(arg, axes):
             out.append((pointer, values))
             continue
         try:
-            numbers = [float(v) for v in values]
-            if any(isinstance(v, bool) for v in values):
+            if any(isinstance(v, (bool, str, bytes)) for v in values):
                 raise TypeError
+            numbers = [float(v) for v in values]
         except (TypeError, ValueError):
             raise ScenarioError("{} {}: expected 'LO:HI[:STEP]' or a list of numbers, found "
                                 "{!r}".format(arg, pointer, values), arg + " " + pointer,
@@ -406,8 +429,8 @@ def plan(scenario, knobs, replications=None, search=False, ties=None, seed=None,
     """Plans one or two knobs, {pointer: "LO:HI[:STEP]" or [values]}, against the scenario's
     `sla` block as `waitroom plan --knob --range` does: each value `replications` times (the
     sla block's count unless given), every value or with `search` the bisection from the
-    closed form's first guess; `ties` {pointer: "EXPR in x"} set other keys from the first
-    knob (`--tie`). For a capacity knob where no value holds it searches past the grid for
+    closed form's first guess; `ties` {pointer: expression in x, such as "30-x" or "2*x"} set
+    other keys from the first knob's value x (`--tie`). For a capacity knob where no value holds it searches past the grid for
     the least that does. Ctrl-C stops it, and every replication running, at the next
     sample."""
     scenario = _scenario(scenario)
@@ -423,7 +446,8 @@ def plan(scenario, knobs, replications=None, search=False, ties=None, seed=None,
     ties = {} if ties is None else ties
     if not isinstance(ties, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in ties.items()):
-        raise ScenarioError("ties: expected {pointer: 'EXPR in x'}, found " + repr(ties), "ties",
-                            "{pointer: 'EXPR in x'}", repr(ties))
+        raise ScenarioError("ties: expected {pointer: expression in x, such as '2*x'}, found " +
+                            repr(ties), "ties", "{pointer: expression in x, such as '2*x'}",
+                            repr(ties))
     return Plan(_ext.plan(_dumps(scenario._doc), scenario.name, scenario.base_dir, axes,
                           list(ties.items()), replications or 0, search, seed, threads))

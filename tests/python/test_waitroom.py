@@ -150,7 +150,10 @@ def test_files_that_cannot_be_read_or_parsed(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs", [{"replications": 0}, {"threads": -1}, {"seed": -1},
-                                    {"replications": 2.5}, {"seed": True}])
+                                    {"replications": 2.5}, {"seed": True}, {"seed": 2 ** 64},
+                                    {"seed": 2 ** 53 + 1}, {"threads": 1025},
+                                    {"replications": 100001},
+                                    {"replications": 2, "progress": print}])
 def test_bad_arguments_raise(small_file, kwargs):
     with pytest.raises(waitroom.ScenarioError):
         waitroom.run(small_file, **kwargs)
@@ -456,6 +459,7 @@ def test_a_plan_past_its_grid_finds_the_clis_least_capacity(tmp_path):
     (lambda f: waitroom.sweep(f, {}), "vary"),
     (lambda f: waitroom.sweep(f, {"/release/batch": "3:9"}, replications=1), "replications"),
     (lambda f: waitroom.sweep(f, {"/release/batch": ["a"]}), "vary /release/batch"),
+    (lambda f: waitroom.sweep(f, {"/release/batch": ["5", "6"]}), "vary /release/batch"),
     (lambda f: waitroom.plan(f, {"/release/batch": [6, 4, 8]}), "knobs /release/batch"),
     (lambda f: waitroom.plan(f, {"/release/batch": [4, 4]}), "knobs /release/batch"),
     (lambda f: waitroom.plan(f, {"/release/batch": "3:9"}, ties={"/x": "x^2"}), "ties /x"),
@@ -545,3 +549,33 @@ def test_ctrl_c_stops_a_bisecting_plan_promptly():
         waitroom.plan(s, {"/arrivals/rate_per_s": "0.5:3.9:0.1"}, search=True, threads=2)
     assert time.monotonic() - started < 3.0
     timer.join()
+
+
+def test_the_seed_bound_is_the_clis(small_file):
+    code, _, err = cli("run", small_file, "--seed", str(2 ** 53 + 1), "--quiet")
+    assert code == 2
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.run(small_file, seed=2 ** 53 + 1)
+    assert e.value.expected in err and e.value.found in err
+
+
+def test_a_name_that_is_not_a_string_is_refused():
+    for doc, name in [(dict(SMALL, name=5), None), (SMALL, 3)]:
+        with pytest.raises(waitroom.ScenarioError) as e:
+            waitroom.load(doc, name=name)
+        assert e.value.where == "name"
+
+
+def test_a_single_class_named_all_has_one_row():
+    # The class and everyone are the same users: the CLI's CSV lists them twice, waits once.
+    mmc = waitroom.load(MMC).set("/run/horizon_s", 2000)
+    assert list(waitroom.run(mmc).waits.index) == ["all"]
+    assert list(waitroom.run(mmc, replications=2).waits.index) == ["all"]
+
+
+def test_a_refused_variant_is_named(small_file):
+    with pytest.raises(waitroom.ScenarioError) as e:
+        waitroom.compare(small_file, {"b5": {"/release/batch": 5}, "b0": {"/release/batch": 0}},
+                         replications=2)
+    assert str(e.value).startswith("variants/b0: ") and e.value.pointer == "/release/batch"
+    assert e.value.found == "a number (0)"
