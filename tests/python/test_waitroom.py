@@ -497,18 +497,24 @@ def test_a_plan_without_an_sla_raises_the_clis_message(small_file):
     assert "waitroom: " + str(e.value) == err.strip()
 
 
-def test_ctrl_c_stops_a_long_sweep_promptly():
+def interrupted_promptly(call):
+    """Ctrl-C (interrupt_main) 0.3 s into `call` raises KeyboardInterrupt within 3 s."""
     import _thread
-    # 40 points of an hour of the clinic, 4 replications each (about 10 s); Ctrl-C after 0.3 s
-    # stops it at the next point.
-    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 3600)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        waitroom.sweep(s, {"/release/batch": "5:44"}, replications=4, threads=2)
+        call()
     assert time.monotonic() - started < 3.0
     timer.join()
+
+
+def test_ctrl_c_stops_a_long_sweep_promptly():
+    # 40 points of an hour of the clinic, 4 replications each (about 10 s): the stop reaches
+    # the replications running.
+    s = waitroom.load(CLINIC).set("/arrivals/segments/0/duration_s", 3600)
+    interrupted_promptly(
+        lambda: waitroom.sweep(s, {"/release/batch": "5:44"}, replications=4, threads=2))
 
 
 def test_a_seed_axis_gives_each_point_its_own_seed(small_file):
@@ -538,17 +544,11 @@ def test_a_bisected_plans_feasible_values_are_its_interval():
 
 
 def test_ctrl_c_stops_a_bisecting_plan_promptly():
-    import _thread
     # The M/M/4 for 2,000,000 s a value (several seconds); the bisection calls nothing back,
     # so the stop reaches the replications themselves.
     s = waitroom.load(MMC).set("/run/horizon_s", 2000000)
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    started = time.monotonic()
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        waitroom.plan(s, {"/arrivals/rate_per_s": "0.5:3.9:0.1"}, search=True, threads=2)
-    assert time.monotonic() - started < 3.0
-    timer.join()
+    interrupted_promptly(lambda: waitroom.plan(s, {"/arrivals/rate_per_s": "0.5:3.9:0.1"},
+                                               search=True, threads=2))
 
 
 def test_the_seed_bound_is_the_clis(small_file):
